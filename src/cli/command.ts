@@ -1,0 +1,33 @@
+import type { ParseArgsConfig } from 'node:util';
+
+/** Where a command writes. Tests pass buffers; the binary passes process streams. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Environment variables (AIWG_* configure the run). */
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** True when stderr is a terminal: progress bars only then. */
+  isTTY: boolean;
+}
+
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+
+/** Parsed values of a command's options. */
+export type OptionValues = Record<string, string | boolean | string[] | undefined>;
+
+/** A CLI command: adding one is adding a file and one line in commands/index.ts. */
+export interface Command {
+  name: string;
+  /** One line for the command list. */
+  summary: string;
+  /** Usage line(s), e.g. `aiwg context-budget <task> [options]`. */
+  usage: string;
+  /** Option help: flag -> description. */
+  help: Record<string, string>;
+  options: OptionSpec;
+  /** Accept positional arguments (otherwise any is a usage error). */
+  allowPositionals?: boolean;
+  /** Returns the exit code. Throw AiwgError for user errors; the runner prints them. */
+  run(args: { values: OptionValues; positionals: string[] }, io: CliIo): Promise<number>;
+}

@@ -1,0 +1,5 @@
+import type { Command } from '../command.js';
+import { contextBudgetCommand } from './context-budget.js';
+
+/** Every CLI command. Keep sorted by name. */
+export const COMMANDS: Command[] = [contextBudgetCommand];

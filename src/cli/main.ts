@@ -1,0 +1,80 @@
+import { parseArgs } from 'node:util';
+import { isAiwgError, UsageError } from '../errors.js';
+import type { CliIo, Command } from './command.js';
+import { COMMANDS } from './commands/index.js';
+import { TOOL_VERSION } from '../version.js';
+
+/**
+ * Run the CLI on an argv array (without `node` and the script) and return the exit code.
+ * Only this layer prints; tests call it with fake io.
+ */
+export async function runMain(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(renderCommandList());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout(`${TOOL_VERSION}\n`);
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    io.stderr(`aiwg: unknown command "${name}". Run "aiwg --help" for the list.\n`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout(renderCommandHelp(command));
+    return 0;
+  }
+  try {
+    const parsed = parseCommandArgs(command, rest);
+    return await command.run(parsed, io);
+  } catch (error) {
+    if (isAiwgError(error)) {
+      io.stderr(`aiwg ${command.name}: ${error.message}\n`);
+      return error.exitCode;
+    }
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    io.stderr(`aiwg ${command.name}: internal error (please report it): ${message}\n`);
+    return 70;
+  }
+}
+
+export function parseCommandArgs(command: Command, args: string[]) {
+  try {
+    const { values, positionals } = parseArgs({
+      args,
+      options: command.options,
+      allowPositionals: command.allowPositionals ?? false,
+      strict: true,
+    });
+    return { values: values as Record<string, string | boolean | string[] | undefined>, positionals };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new UsageError(`${message.replace(/\. To specify a positional.*$/s, '')}. See "aiwg ${command.name} --help".`);
+  }
+}
+
+function renderCommandList(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  return `aiwg ${TOOL_VERSION}: decides what a coding agent gets to read.\n\nUsage: aiwg <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun "aiwg <command> --help" for a command's options.\n`;
+}
+
+export function renderCommandHelp(command: Command): string {
+  const flags = Object.entries(command.help);
+  const width = Math.max(0, ...flags.map(([flag]) => flag.length));
+  const body = flags.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`).join('\n');
+  return `${command.summary}\n\nUsage: ${command.usage}\n\nOptions:\n${body}\n`;
+}
+
+export function processIo(): CliIo {
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    cwd: process.cwd(),
+    isTTY: Boolean(process.stderr.isTTY),
+  };
+}

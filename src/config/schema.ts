@@ -1,0 +1,228 @@
+import { z } from 'zod';
+import { TOKENIZER_IDS } from '../tokenize/tokenizer.js';
+
+/**
+ * The configuration schema: spec 003's "RAG Context Management Schema" (budget_config,
+ * relevance_scoring, summarization) with its defaults, plus the settings a real tool needs
+ * (tokenizer, cache, collect, embedding). schemas/rag-context-management.yaml is the same
+ * document as JSON Schema; test/config/schema-drift.test.ts fails when the two drift.
+ *
+ * Objects are strict so a typo fails with its key path. Nested objects use `prefault({})`
+ * so a partial user file is completed from the defaults here, and nowhere else.
+ */
+
+const nonNegInt = z.number().int().nonnegative();
+const weight = z.number().min(0).max(1);
+
+const tierSchema = (percentage: number, description: string) =>
+  z
+    .strictObject({
+      percentage: z.number().min(0).max(100).default(percentage),
+      description: z.string().default(description),
+    })
+    .prefault({});
+
+const factorSchema = <T extends z.ZodRawShape>(w: number, description: string, extra: T) =>
+  z
+    .strictObject({
+      weight: weight.default(w),
+      description: z.string().default(description),
+      ...extra,
+    })
+    .prefault({});
+
+export const TIER_NAMES = ['primary', 'supporting', 'reference', 'history'] as const;
+export type TierName = (typeof TIER_NAMES)[number];
+
+export const OVERFLOW_STRATEGIES = ['truncate', 'summarize', 'prioritize', 'error'] as const;
+export type OverflowStrategy = (typeof OVERFLOW_STRATEGIES)[number];
+
+export const SCORING_METHODS = ['keyword', 'semantic', 'hybrid'] as const;
+export type ScoringMethod = (typeof SCORING_METHODS)[number];
+
+export const FILE_CATEGORIES = ['source_code', 'test_code', 'requirements', 'documentation', 'config'] as const;
+export type FileCategory = (typeof FILE_CATEGORIES)[number];
+
+export const LEVELS = ['full', 'detailed', 'summary', 'stub'] as const;
+export type Level = (typeof LEVELS)[number];
+
+export const BudgetConfigSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    total_budget: z
+      .strictObject({
+        /** Maximum context tokens. */
+        max_tokens: nonNegInt.default(100000),
+        /** Reserved for generation. */
+        reserve_for_output: nonNegInt.default(8000),
+        /** Reserved for system prompts. */
+        reserve_for_system: nonNegInt.default(2000),
+      })
+      .prefault({}),
+    allocation: z
+      .strictObject({
+        primary_context: tierSchema(50, 'Main files directly relevant to task'),
+        supporting_context: tierSchema(30, 'Related files, dependencies'),
+        reference_context: tierSchema(15, 'Documentation, examples'),
+        history_context: tierSchema(5, 'Conversation history'),
+      })
+      .prefault({}),
+    overflow_strategy: z.enum(OVERFLOW_STRATEGIES).default('prioritize'),
+    /** Extension: budget a tier leaves unused flows to the tiers in this order. */
+    flow_unused: z.boolean().default(true),
+    flow_order: z.array(z.enum(TIER_NAMES)).default(['primary', 'supporting', 'reference', 'history']),
+    /** Extension: `optimal` (multiple-choice knapsack) or `greedy` (spec's degrade loop). */
+    strategy: z.enum(['optimal', 'greedy']).default('optimal'),
+  })
+  .prefault({});
+
+export const RelevanceScoringSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    scoring_method: z.enum(SCORING_METHODS).default('hybrid'),
+    factors: z
+      .strictObject({
+        task_alignment: factorSchema(0.4, 'How directly relevant to current task', {}),
+        recency: factorSchema(0.2, 'Recently modified/accessed files', {
+          decay_days: z.number().int().positive().default(7),
+        }),
+        mention_density: factorSchema(0.2, 'Number of @-mentions to this file', {}),
+        dependency_depth: factorSchema(0.1, 'Distance in dependency graph', {
+          max_depth: z.number().int().min(0).default(3),
+        }),
+        file_type: factorSchema(0.1, 'Priority by file type', {
+          priorities: z
+            .strictObject({
+              source_code: weight.default(1.0),
+              test_code: weight.default(0.9),
+              requirements: weight.default(0.8),
+              documentation: weight.default(0.7),
+              config: weight.default(0.6),
+            })
+            .prefault({}),
+          /** Extension: glob -> category overrides, first match wins. */
+          overrides: z
+            .array(z.strictObject({ glob: z.string().min(1), category: z.enum(FILE_CATEGORIES) }))
+            .default([]),
+        }),
+      })
+      .prefault({}),
+    thresholds: z
+      .strictObject({
+        include_minimum: weight.default(0.3),
+        primary_threshold: weight.default(0.7),
+        supporting_threshold: weight.default(0.5),
+      })
+      .prefault({}),
+    /** Extension: the embedding model behind semantic task alignment. */
+    embedding: z
+      .strictObject({
+        /** A built-in model id (`aiwg/glove-100d`), a hub model id, or omitted for the default. */
+        model: z.string().min(1).default('aiwg/glove-100d'),
+        /** A local directory holding a transformers.js model (config.json, tokenizer.json, onnx/). */
+        model_dir: z.string().min(1).optional(),
+        /** Above this many chunks, search an hnswlib index instead of exact cosine. */
+        ann_min_chunks: z.number().int().positive().default(20000),
+        /** Max characters per chunk. */
+        chunk_chars: z.number().int().positive().default(1500),
+      })
+      .prefault({}),
+  })
+  .prefault({});
+
+const levelSchema = (description: string, tokenLimit: number, useWhen: string) =>
+  z.strictObject({
+    description: z.string().default(description),
+    token_limit: z.number().int().min(-1).default(tokenLimit),
+    use_when: z.string().default(useWhen),
+  });
+
+export const SummarizationSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    levels: z
+      .strictObject({
+        full: levelSchema('Complete file content', -1, 'Primary context, sufficient budget').prefault({}),
+        detailed: levelSchema('Key sections with structure preserved', 2000, 'Supporting context')
+          .extend({
+            preserve: z
+              .array(z.string())
+              .default(['function signatures', 'class definitions', 'interface types', 'comments/docstrings']),
+          })
+          .prefault({}),
+        summary: levelSchema('Paragraph summary of purpose and contents', 500, 'Reference context, budget constrained').prefault({}),
+        stub: levelSchema('Existence marker with metadata', 100, 'Overflow, lowest relevance')
+          .extend({
+            include: z.array(z.string()).default(['file path', 'file type', 'last modified', 'line count']),
+          })
+          .prefault({}),
+      })
+      .prefault({}),
+    caching: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        cache_path: z.string().default('.aiwg/rag/summaries/'),
+        invalidate_on_change: z.boolean().default(true),
+        max_age_hours: z.number().int().nonnegative().default(24),
+      })
+      .prefault({}),
+    /** Extension: optional LLM summarizer through an OpenAI-compatible endpoint; off by default. */
+    llm: z
+      .strictObject({
+        enabled: z.boolean().default(false),
+        url: z.string().url().optional(),
+        model: z.string().optional(),
+        timeout_ms: z.number().int().positive().default(20000),
+        /** Name of the environment variable holding the API key (never the key itself). */
+        api_key_env: z.string().optional(),
+      })
+      .prefault({}),
+  })
+  .prefault({});
+
+export const ConfigSchema = z.strictObject({
+  version: z.string().regex(/^\d+\.\d+\.\d+$/, 'use a semantic version such as "1.0.0"').default('1.0.0'),
+  budget_config: BudgetConfigSchema,
+  relevance_scoring: RelevanceScoringSchema,
+  summarization: SummarizationSchema,
+  /** Extension: tokenizer every budget is counted with. */
+  tokenizer: z.enum(TOKENIZER_IDS).default('o200k'),
+  /** Extension: where content-addressed caches live (summaries, token counts, embeddings). */
+  cache: z
+    .strictObject({
+      /** Shared cache directory; relative paths resolve against the root. Default `.aiwg/rag/`. */
+      dir: z.string().min(1).optional(),
+    })
+    .prefault({}),
+  /** Extension: which files are candidates. */
+  collect: z
+    .strictObject({
+      /** Put .env files, keys and credential files into contexts. Off unless asked. */
+      include_secrets: z.boolean().default(false),
+      max_file_bytes: z.number().int().positive().default(1_000_000),
+      /** Extra gitignore-style globs to skip. */
+      ignore: z.array(z.string()).default([]),
+    })
+    .prefault({}),
+});
+
+/** The fully resolved configuration every stage receives. No stage re-defaults. */
+export type Config = z.infer<typeof ConfigSchema>;
+/** What a user may write: every key optional. */
+export type ConfigInput = z.input<typeof ConfigSchema>;
+
+/** The defaults, as one value. */
+export function defaultConfig(): Config {
+  return ConfigSchema.parse({});
+}
+
+/** Budget percentages of a config by tier name. */
+export function tierPercentages(config: Config): Record<TierName, number> {
+  const a = config.budget_config.allocation;
+  return {
+    primary: a.primary_context.percentage,
+    supporting: a.supporting_context.percentage,
+    reference: a.reference_context.percentage,
+    history: a.history_context.percentage,
+  };
+}

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { FACTOR_NAMES } from '../types.js';
+import { LEVELS, OVERFLOW_STRATEGIES, SCORING_METHODS } from '../config/schema.js';
+import { TOKENIZER_IDS } from '../tokenize/tokenizer.js';
+
+/**
+ * The context budget record (spec 003 `context_budget_record`), extended with what an audit
+ * needs. This shape is a contract other tools parse: schemas/budget-record.schema.json is
+ * generated from it (`z.toJSONSchema`) and a test fails when the file drifts.
+ */
+export const RECORD_VERSION = '1.0.0';
+
+const factorValues = z.strictObject(
+  Object.fromEntries(FACTOR_NAMES.map((name) => [name, z.number().min(0).max(1)])) as Record<
+    (typeof FACTOR_NAMES)[number],
+    z.ZodNumber
+  >,
+);
+
+export const RecordFileSchema = z.strictObject({
+  /** Root-relative path with `/` separators. */
+  path: z.string(),
+  tokens: z.number().int().nonnegative(),
+  level: z.enum(LEVELS),
+  relevance_score: z.number().min(0).max(1),
+  factors: factorValues,
+  truncated: z.boolean().optional(),
+});
+
+export const RecordTierSchema = z.strictObject({
+  budget: z.number().int().nonnegative(),
+  total_tokens: z.number().int().nonnegative(),
+  files: z.array(RecordFileSchema),
+});
+
+export const BudgetRecordSchema = z.strictObject({
+  version: z.literal(RECORD_VERSION),
+  run_id: z.string(),
+  timestamp: z.string().datetime(),
+  task: z.string(),
+  root: z.string(),
+  tokenizer: z.enum(TOKENIZER_IDS),
+  total_budget: z.number().int().nonnegative(),
+  reserved: z.strictObject({ output: z.number().int().nonnegative(), system: z.number().int().nonnegative() }),
+  available: z.number().int().nonnegative(),
+  allocation: z.strictObject({
+    primary: RecordTierSchema,
+    supporting: RecordTierSchema,
+    reference: RecordTierSchema,
+    history: RecordTierSchema,
+  }),
+  excluded: z.array(
+    z.strictObject({ path: z.string(), relevance_score: z.number().min(0).max(1).nullable(), reason: z.string() }),
+  ),
+  overflow: z.strictObject({
+    occurred: z.boolean(),
+    strategy_applied: z.enum(OVERFLOW_STRATEGIES).nullable(),
+    files_affected: z.array(z.string()),
+  }),
+  metrics: z.strictObject({
+    /** Tokens used / available. */
+    utilization: z.number().min(0),
+    /** Relevance-weighted tokens / tokens used: how much of the context is relevant content. */
+    efficiency: z.number().min(0).max(1),
+    /** Tokens of the rendered context (header and wrappers included), by the record's tokenizer. */
+    rendered_tokens: z.number().int().nonnegative(),
+  }),
+  scoring: z.strictObject({
+    method: z.enum(SCORING_METHODS),
+    /** Embedding model id, or null when no embedder ran (keyword scoring or model unavailable). */
+    embedding_model: z.string().nullable(),
+    weights: factorValues,
+  }),
+  warnings: z.array(z.string()),
+  timings_ms: z.record(z.string(), z.number().nonnegative()),
+  tool_version: z.string(),
+  /** sha256 of the resolved config, canonical JSON. */
+  config_hash: z.string(),
+});
+
+export type BudgetRecord = z.infer<typeof BudgetRecordSchema>;
+export type RecordFile = z.infer<typeof RecordFileSchema>;

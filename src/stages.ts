@@ -1,0 +1,91 @@
+import type {
+  CandidateFile,
+  CollectResult,
+  ExcludedFile,
+  LevelContent,
+  OverflowInfo,
+  RunContext,
+  ScoredFile,
+  TierAllocation,
+  TierName,
+} from './types.js';
+import type { ScoringMethod } from './config/schema.js';
+
+/**
+ * The contracts between the stages of the pipeline:
+ * collect -> score -> summarize (levels) -> allocate + render -> record.
+ * Each stage is `(input, ctx)`; its ports are bound when the stage is created, so the
+ * orchestrator (src/pipeline.ts) can swap any stage in a test.
+ */
+
+export interface CollectInput {
+  root: string;
+}
+export type CollectStage = (input: CollectInput, ctx: RunContext) => Promise<CollectResult>;
+
+export interface ScoreInput {
+  task: string;
+  collected: CollectResult;
+}
+export interface ScoreResult {
+  /** Sorted by relevance descending, ties by path ascending. */
+  files: ScoredFile[];
+  method: ScoringMethod;
+  /** Embedding model id when semantic alignment ran, else null. */
+  embeddingModel: string | null;
+}
+export type ScoreStage = (input: ScoreInput, ctx: RunContext) => Promise<ScoreResult>;
+
+export interface LevelsInput {
+  root: string;
+  files: CandidateFile[];
+  /** Last commit time per path (stubs show it); falls back to mtime. */
+  lastModifiedMs: Map<string, number>;
+}
+/**
+ * Every level (full, detailed, summary, stub) of each file, token counts exact for ctx.tokenizer.
+ * Levels that would not be smaller than the level above may be omitted, but `full` and `stub`
+ * are always present.
+ */
+export type LevelsStage = (input: LevelsInput, ctx: RunContext) => Promise<Map<string, LevelContent[]>>;
+
+/** A message of the conversation history tier. */
+export interface HistoryMessage {
+  role: string;
+  content: string;
+}
+
+export interface BudgetPlan {
+  total: number;
+  reserved: { output: number; system: number };
+  /** total - reserves: what the rendered context may use, header and wrappers included. */
+  available: number;
+  /** Tier budgets by the allocation percentages (before unused budget flows). */
+  tiers: Record<TierName, number>;
+}
+
+export type RenderFormat = 'xml' | 'markdown' | 'json';
+
+export interface AllocateInput {
+  task: string;
+  root: string;
+  /** Sorted as the score stage returned them. */
+  scored: ScoredFile[];
+  levels: Map<string, LevelContent[]>;
+  history: HistoryMessage[];
+  plan: BudgetPlan;
+  format: RenderFormat;
+}
+
+export interface AllocateResult {
+  tiers: Record<TierName, TierAllocation>;
+  excluded: ExcludedFile[];
+  overflow: OverflowInfo;
+  warnings: string[];
+  /** The assembled context (boot header + tiers) in the requested format. */
+  rendered: string;
+  /** ctx.tokenizer.count(rendered); never above plan.available. */
+  renderedTokens: number;
+}
+/** Pure: no I/O. Throws BudgetExceededError for overflow strategy `error`. */
+export type AllocateStage = (input: AllocateInput, ctx: RunContext) => AllocateResult;

@@ -1,0 +1,167 @@
+import type { Config, FileCategory, Level, TierName } from './config/schema.js';
+import type { Tokenizer } from './tokenize/tokenizer.js';
+
+export type { Config, FileCategory, Level, TierName } from './config/schema.js';
+export type { Tokenizer, TokenizerId } from './tokenize/tokenizer.js';
+
+/** The five factors of spec 003, by their spec names. */
+export const FACTOR_NAMES = ['task_alignment', 'recency', 'mention_density', 'dependency_depth', 'file_type'] as const;
+export type FactorName = (typeof FACTOR_NAMES)[number];
+
+/** A file the collect stage accepted as a candidate. Paths are root-relative with `/`. */
+export interface CandidateFile {
+  /** Root-relative POSIX path. */
+  path: string;
+  /** UTF-8 text (invalid sequences replaced with U+FFFD). */
+  content: string;
+  /** Bytes on disk. */
+  size: number;
+  /** Last modification time on disk, epoch ms. */
+  mtimeMs: number;
+  /** sha256 of the raw bytes, hex. Keys every content-addressed cache. */
+  hash: string;
+  lineCount: number;
+}
+
+/** A file the collect stage (or a later stage) refused, with the reason recorded. */
+export interface ExcludedFile {
+  path: string;
+  reason: string;
+  relevance_score?: number;
+}
+
+/** Git facts gathered once per run, at the edge. */
+export interface GitFacts {
+  /** False outside a git repository: recency is neutral and a warning is recorded. */
+  isRepo: boolean;
+  /** Last commit time per path, epoch ms (one `git log` pass). */
+  lastCommitMs: Map<string, number>;
+  /** Paths modified, staged or untracked in the working tree: they count as just changed. */
+  dirty: Set<string>;
+  /** HEAD commit, when there is one. */
+  head?: string;
+  /** True for a shallow clone: history-based signals are partial. */
+  isShallow?: boolean;
+}
+
+/** Output of the collect stage. */
+export interface CollectResult {
+  root: string;
+  files: CandidateFile[];
+  excluded: ExcludedFile[];
+  git: GitFacts;
+  warnings: string[];
+}
+
+/** One factor's value for one file: `raw` is the measurement, `score` its normalised [0,1] value. */
+export interface FactorScore {
+  raw: number;
+  score: number;
+  /** Human explanation, e.g. "bm25 7.31 (rank 2/140); semantic 0.62". */
+  detail?: string;
+}
+
+export type FactorScores = Record<FactorName, FactorScore>;
+
+export interface ScoredFile {
+  path: string;
+  category: FileCategory;
+  factors: FactorScores;
+  /** Weighted sum of factor scores, in [0,1]. */
+  relevance: number;
+  /** True when the task @-mentions this file: it is promoted to primary whenever anything is. */
+  mentionedInTask: boolean;
+}
+
+/** Input every scoring signal receives. Pure data; I/O happened before. */
+export interface SignalInput {
+  task: string;
+  files: CandidateFile[];
+  git: GitFacts;
+  /** Epoch ms of "now" from the injected clock. */
+  nowMs: number;
+  /** Factors computed by signals earlier in the registry (e.g. dependency depth reads alignment). */
+  prior: Map<string, Partial<FactorScores>>;
+  /** Category of every file, computed once. */
+  categories: Map<string, FileCategory>;
+}
+
+/** A scoring signal: one file in src/scoring/signals registers one factor. */
+export interface Signal {
+  readonly name: FactorName;
+  score(input: SignalInput, ctx: RunContext, deps: SignalDeps): Promise<Map<string, FactorScore>> | Map<string, FactorScore>;
+}
+
+/** Ports a signal may use. Only semantic alignment needs more than data. */
+export interface SignalDeps {
+  embedder?: Embedder;
+  cache?: KeyValueCache;
+}
+
+/** The embedder port (transformers.js behind it; a fake in tests). */
+export interface Embedder {
+  /** Stable id recorded in budget records and cache keys, e.g. `aiwg/glove-100d@1`. */
+  readonly id: string;
+  readonly dimensions: number;
+  /** Unit-normalised vectors, one per text. */
+  embed(texts: string[]): Promise<Float32Array[]>;
+}
+
+/** A content-addressed key/value cache port (disk + LRU in production, a Map in tests). */
+export interface KeyValueCache {
+  get(namespace: string, key: string): Promise<string | undefined>;
+  set(namespace: string, key: string, value: string): Promise<void>;
+}
+
+/** Logs and progress go to stderr through this reporter; never to stdout. */
+export interface Reporter {
+  info(message: string): void;
+  warn(message: string): void;
+  debug(message: string): void;
+  /** Progress of a long step; implementations turn themselves off when stderr is not a TTY. */
+  progress(step: string, done: number, total: number): void;
+}
+
+/** The per-run context object handed to every stage. */
+export interface RunContext {
+  config: Config;
+  tokenizer: Tokenizer;
+  reporter: Reporter;
+  /** Epoch ms, from the injected clock. */
+  nowMs: number;
+  /** Warnings collected for the budget record. */
+  warnings: string[];
+}
+
+/** One level of one file, with its exact token count under the run's tokenizer. */
+export interface LevelContent {
+  level: Level;
+  content: string;
+  tokens: number;
+}
+
+/** A file chosen for the context, at the level the allocator picked. */
+export interface AllocatedFile {
+  path: string;
+  tier: TierName;
+  level: Level;
+  /** Tokens of the rendered block (content + wrapper) under the run's tokenizer. */
+  tokens: number;
+  relevance_score: number;
+  factors: Record<FactorName, number>;
+  content: string;
+  /** Set when the overflow strategy `truncate` cut the content. */
+  truncated?: boolean;
+}
+
+export interface TierAllocation {
+  budget: number;
+  total_tokens: number;
+  files: AllocatedFile[];
+}
+
+export interface OverflowInfo {
+  occurred: boolean;
+  strategy_applied: string | null;
+  files_affected: string[];
+}

@@ -1,0 +1,42 @@
+import type { KeyValueCache, Reporter, RunContext } from '../../src/types.js';
+import { defaultConfig, type Config } from '../../src/config/schema.js';
+import { createChars4Tokenizer, type Tokenizer } from '../../src/tokenize/tokenizer.js';
+
+/** A clock that moves only when told. */
+export function fakeClock(startMs = Date.UTC(2026, 0, 15)) {
+  let now = startMs;
+  return { now: () => now, advance: (ms: number) => (now += ms), set: (ms: number) => (now = ms) };
+}
+
+/** In-memory KeyValueCache. */
+export function memoryCache(): KeyValueCache & { entries: Map<string, string> } {
+  const entries = new Map<string, string>();
+  return {
+    entries,
+    get: async (ns, key) => entries.get(`${ns}/${key}`),
+    set: async (ns, key, value) => void entries.set(`${ns}/${key}`, value),
+  };
+}
+
+/** A reporter that records what it was told. */
+export function captureReporter(): Reporter & { lines: string[] } {
+  const lines: string[] = [];
+  return {
+    lines,
+    info: (m) => void lines.push(`info: ${m}`),
+    warn: (m) => void lines.push(`warn: ${m}`),
+    debug: (m) => void lines.push(`debug: ${m}`),
+    progress: () => {},
+  };
+}
+
+/** A RunContext for pure-stage tests; chars4 unless a tokenizer is given. */
+export function testContext(overrides: { config?: Config; tokenizer?: Tokenizer; nowMs?: number } = {}): RunContext {
+  return {
+    config: overrides.config ?? defaultConfig(),
+    tokenizer: overrides.tokenizer ?? createChars4Tokenizer(),
+    reporter: captureReporter(),
+    nowMs: overrides.nowMs ?? Date.UTC(2026, 0, 15),
+    warnings: [],
+  };
+}
