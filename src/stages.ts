@@ -86,6 +86,8 @@ export interface AllocateResult {
   rendered: string;
   /** ctx.tokenizer.count(rendered); never above plan.available. */
   renderedTokens: number;
+  /** Tokens the scored files above include_minimum would need at their starting levels (spec 000 original_tokens). */
+  requestedTokens: number;
 }
 /** Pure: no I/O. Throws BudgetExceededError for overflow strategy `error`. */
 export type AllocateStage = (input: AllocateInput, ctx: RunContext) => AllocateResult;

@@ -64,6 +64,8 @@ export const BudgetRecordSchema = z.strictObject({
     efficiency: z.number().min(0).max(1),
     /** Tokens of the rendered context (header and wrappers included), by the record's tokenizer. */
     rendered_tokens: z.number().int().nonnegative(),
+    /** Tokens the relevant files would need at their starting levels, before any degradation. */
+    requested_tokens: z.number().int().nonnegative(),
   }),
   scoring: z.strictObject({
     method: z.enum(SCORING_METHODS),

@@ -1,0 +1,29 @@
+import { isAbsolute, join, resolve } from 'node:path';
+import type { Config } from '../config/schema.js';
+
+/**
+ * Where the content-addressed caches live. `cache.dir` (or AIWG_CACHE_DIR, mapped onto it by
+ * the config loader) moves all of them to a shared place so several checkouts of one
+ * repository reuse summaries, token counts and embeddings; otherwise `<root>/.aiwg/rag/`.
+ */
+export function resolveCacheDir(root: string, config: Config): string {
+  const dir = config.cache.dir;
+  if (dir === undefined) return join(root, '.aiwg', 'rag');
+  return isAbsolute(dir) ? dir : resolve(root, dir);
+}
+
+/** The summary cache directory: spec 003's `cache_path` under the root, or `<cache.dir>/summaries`. */
+export function resolveSummaryCacheDir(root: string, config: Config): string {
+  if (config.cache.dir !== undefined) return join(resolveCacheDir(root, config), 'summaries');
+  const path = config.summarization.caching.cache_path;
+  return isAbsolute(path) ? path : resolve(root, path);
+}
+
+/** Budget records and the JSONL log always stay with the repository they describe. */
+export function resolveRecordsDir(root: string): string {
+  return join(root, '.aiwg', 'rag', 'budget-records');
+}
+
+export function resolveBudgetLogPath(root: string): string {
+  return join(root, '.aiwg', 'rag', 'context-budget-log.jsonl');
+}
