@@ -1,0 +1,78 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from '../command.js';
+import { runContextBudget } from '../../pipeline.js';
+import { loadConfig } from '../../config/load.js';
+import { writeRecord } from '../../record/write-record.js';
+import { parseHistory } from '../../assemble/history.js';
+import { createStderrReporter } from '../../util/reporter.js';
+import { renderAllocationReport } from '../render-allocation.js';
+import { UsageError, InputError } from '../../errors.js';
+import { writeFileAtomic } from '../../util/atomic-write.js';
+import { resolveRoot, resolveFromCwd } from '../resolve-root.js';
+import { budgetFlags, BUDGET_FLAG_HELP, BUDGET_FLAG_OPTIONS, parseFormat } from '../budget-flags.js';
+import type { HistoryMessage } from '../../stages.js';
+
+/** `aiwg context-budget <task>`: the main door. */
+export const contextBudgetCommand: Command = {
+  name: 'context-budget',
+  summary: 'Pick the files an agent should read for a task and fit them to a token budget',
+  usage: 'aiwg context-budget "<task>" [options]',
+  allowPositionals: true,
+  options: {
+    ...BUDGET_FLAG_OPTIONS,
+    json: { type: 'boolean' },
+    output: { type: 'string', short: 'o' },
+    format: { type: 'string' },
+    'no-record': { type: 'boolean' },
+    history: { type: 'string' },
+    'show-allocation': { type: 'boolean' },
+    verbose: { type: 'boolean' },
+  },
+  help: {
+    ...BUDGET_FLAG_HELP,
+    '--json': 'print exactly one JSON budget record on stdout (logs go to stderr)',
+    '--output FILE': 'write the assembled context to FILE (never over the available budget)',
+    '--format F': 'format of the assembled context: xml (default), markdown or json',
+    '--no-record': 'do not write the record to .aiwg/rag/budget-records/ nor the log line',
+    '--history FILE': 'conversation history (JSON, JSONL or text) for the history tier',
+    '--show-allocation': 'also list every excluded file with its reason',
+    '--verbose': 'debug logs on stderr',
+  },
+  async run({ values, positionals }, io) {
+    const task = positionals.join(' ');
+    if (positionals.length === 0 || task.trim() === '') {
+      throw new UsageError('a task is required: aiwg context-budget "describe the change you want to make"');
+    }
+    const root = await resolveRoot(values.root, io.cwd);
+    const { config } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile: optionalString(values.config, io.cwd) });
+    const format = parseFormat(values.format);
+    const history = await readHistory(values.history, io.cwd);
+    const reporter = createStderrReporter({ write: io.stderr, isTTY: io.isTTY, verbose: values.verbose === true });
+
+    const result = await runContextBudget({ task, root, config, history, format, reporter });
+    const { record } = result;
+
+    if (typeof values.output === 'string') await writeFileAtomic(resolveFromCwd(values.output, io.cwd), result.rendered);
+    if (values['no-record'] !== true) await writeRecord(record, { root });
+
+    if (values.json === true) io.stdout(`${JSON.stringify(record, null, 2)}\n`);
+    else io.stdout(renderAllocationReport(record, { showExcluded: values['show-allocation'] === true }));
+    return 0;
+  },
+};
+
+function optionalString(value: unknown, cwd: string): string | undefined {
+  return typeof value === 'string' ? resolveFromCwd(value, cwd) : undefined;
+}
+
+async function readHistory(path: unknown, cwd: string): Promise<HistoryMessage[]> {
+  if (typeof path !== 'string') return [];
+  const abs = resolveFromCwd(path, cwd);
+  let text: string;
+  try {
+    text = await readFile(abs, 'utf8');
+  } catch (error) {
+    throw new InputError(`--history ${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'error'}); pass a JSON, JSONL or text file`, { cause: error });
+  }
+  return parseHistory(text, path);
+}

@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import type { BudgetPlan, AllocateResult, ScoreResult } from '../stages.js';
+import type { CollectResult, Config, TierAllocation, TierName } from '../types.js';
+import { FACTOR_NAMES } from '../types.js';
+import { TIER_NAMES } from '../config/schema.js';
+import { BudgetRecordSchema, RECORD_VERSION, type BudgetRecord } from './record-schema.js';
+import { TOOL_VERSION } from '../version.js';
+
+export interface BuildRecordInput {
+  runId: string;
+  timestampMs: number;
+  task: string;
+  root: string;
+  config: Config;
+  plan: BudgetPlan;
+  collected: CollectResult;
+  scoring: ScoreResult;
+  allocation: AllocateResult;
+  warnings: string[];
+  timings: Record<string, number>;
+}
+
+/**
+ * Turn one run's results into the budget record (spec 003 `context_budget_record` plus the
+ * audit fields). Pure; validated against BudgetRecordSchema so a record that breaks the
+ * contract fails here, before anything reaches disk or stdout.
+ */
+export function buildRecord(input: BuildRecordInput): BudgetRecord {
+  const { allocation, plan, config } = input;
+  const used = TIER_NAMES.reduce((sum, tier) => sum + allocation.tiers[tier].total_tokens, 0);
+  const weighted = TIER_NAMES.reduce(
+    (sum, tier) => sum + allocation.tiers[tier].files.reduce((s, f) => s + f.relevance_score * f.tokens, 0),
+    0,
+  );
+  const factors = config.relevance_scoring.factors;
+  const record: BudgetRecord = {
+    version: RECORD_VERSION,
+    run_id: input.runId,
+    timestamp: new Date(input.timestampMs).toISOString(),
+    task: input.task,
+    root: input.root,
+    tokenizer: config.tokenizer,
+    total_budget: plan.total,
+    reserved: { output: plan.reserved.output, system: plan.reserved.system },
+    available: plan.available,
+    allocation: Object.fromEntries(TIER_NAMES.map((tier) => [tier, recordTier(allocation.tiers[tier])])) as Record<
+      TierName,
+      BudgetRecord['allocation']['primary']
+    >,
+    excluded: [...input.collected.excluded, ...allocation.excluded]
+      .map((e) => ({ path: e.path, relevance_score: e.relevance_score === undefined ? null : round(e.relevance_score), reason: e.reason }))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    overflow: {
+      occurred: allocation.overflow.occurred,
+      strategy_applied: allocation.overflow.occurred ? config.budget_config.overflow_strategy : null,
+      files_affected: [...allocation.overflow.files_affected].sort(),
+    },
+    metrics: {
+      utilization: plan.available === 0 ? 0 : round(allocation.renderedTokens / plan.available),
+      efficiency: used === 0 ? 0 : round(weighted / used),
+      rendered_tokens: allocation.renderedTokens,
+      requested_tokens: allocation.requestedTokens,
+    },
+    scoring: {
+      method: input.scoring.method,
+      embedding_model: input.scoring.embeddingModel,
+      weights: Object.fromEntries(FACTOR_NAMES.map((name) => [name, factors[name].weight])) as BudgetRecord['scoring']['weights'],
+    },
+    warnings: [...new Set(input.warnings)],
+    timings_ms: input.timings,
+    tool_version: TOOL_VERSION,
+    config_hash: hashConfig(config),
+  };
+  return BudgetRecordSchema.parse(record);
+}
+
+function recordTier(tier: TierAllocation): BudgetRecord['allocation']['primary'] {
+  return {
+    budget: tier.budget,
+    total_tokens: tier.total_tokens,
+    files: tier.files.map((f) => ({
+      path: f.path,
+      tokens: f.tokens,
+      level: f.level,
+      relevance_score: round(f.relevance_score),
+      factors: Object.fromEntries(FACTOR_NAMES.map((name) => [name, round(f.factors[name])])) as BudgetRecord['allocation']['primary']['files'][number]['factors'],
+      ...(f.truncated ? { truncated: true } : {}),
+    })),
+  };
+}
+
+/** Four decimals: records stay readable and byte-stable across platforms. */
+function round(value: number): number {
+  return Math.round(value * 10000) / 10000;
+}
+
+/** sha256 of the config as canonical JSON (keys sorted at every depth). */
+export function hashConfig(config: Config): string {
+  return createHash('sha256').update(canonicalJson(config)).digest('hex');
+}
+
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
