@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Command, OptionValues } from '../command.js';
+import { loadConfig } from '../../config/load.js';
+import { SCORING_METHODS, type ScoringMethod } from '../../config/schema.js';
+import { resolveCacheDir } from '../../cache/cache-dir.js';
+import { runEval } from '../../eval/run-eval.js';
+import { renderEvalReport } from '../../eval/render-eval.js';
+import { createStderrReporter } from '../../util/reporter.js';
+import { UsageError } from '../../errors.js';
+import { resolveFromCwd, resolveRoot } from '../resolve-root.js';
+
+const DEFAULT_COMMITS = 20;
+const DEFAULT_BUDGETS = [8000, 32000];
+const MAX_COMMITS = 10_000;
+
+/** `aiwg context-eval`: how well would the engine have served this repository's own past changes? */
+export const contextEvalCommand: Command = {
+  name: 'context-eval',
+  summary: "Replay the repository's past commits as tasks and measure retrieval against a BM25 baseline",
+  usage: 'aiwg context-eval [--root DIR] [--commits N] [--budgets 8000,32000] [--methods keyword,semantic,hybrid] [--json]',
+  options: {
+    root: { type: 'string' },
+    config: { type: 'string' },
+    commits: { type: 'string' },
+    budgets: { type: 'string' },
+    methods: { type: 'string' },
+    'cache-dir': { type: 'string' },
+    json: { type: 'boolean' },
+    verbose: { type: 'boolean' },
+  },
+  help: {
+    '--root DIR': 'git repository to evaluate (default: the current directory); its checkout is never touched',
+    '--config FILE': 'config file (default: <root>/.aiwg/rag/config.yaml)',
+    '--commits N': `most recent qualifying commits to replay (default ${DEFAULT_COMMITS})`,
+    '--budgets LIST': `comma-separated context budgets in tokens, no reserves (default ${DEFAULT_BUDGETS.join(',')})`,
+    '--methods LIST': `scoring methods to compare with the BM25 baseline (default ${SCORING_METHODS.join(',')})`,
+    '--cache-dir DIR': 'shared cache for all replays (default: cache.dir if set, else a per-repository temp dir)',
+    '--json': 'print one JSON object (tables and every run) on stdout',
+    '--verbose': 'debug logs on stderr',
+  },
+  async run({ values }, io) {
+    const commits = parseCommits(values.commits);
+    const budgets = parseBudgets(values.budgets);
+    const methods = parseMethods(values.methods);
+    const root = await resolveRoot(values.root, io.cwd);
+    const configFile = typeof values.config === 'string' ? resolveFromCwd(values.config, io.cwd) : undefined;
+    const { config } = await loadConfig({ root, env: io.env, flags: {}, configFile });
+    const cacheDir = resolveEvalCacheDir(values, root, config, io.cwd);
+    const reporter = createStderrReporter({ write: io.stderr, isTTY: io.isTTY, verbose: values.verbose === true });
+    const report = await runEval({ root, commits, budgets, methods, config, cacheDir, reporter });
+    io.stdout(values.json === true ? `${JSON.stringify(report, null, 2)}\n` : renderEvalReport(report));
+    return 0;
+  },
+};
+
+export function parseCommits(value: unknown): number {
+  if (value === undefined) return DEFAULT_COMMITS;
+  const text = String(value);
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > MAX_COMMITS) {
+    throw new UsageError(`--commits "${text}" is not a number of commits: pass a whole number from 1 to ${MAX_COMMITS}, e.g. --commits 20`);
+  }
+  return Number(text);
+}
+
+export function parseBudgets(value: unknown): number[] {
+  if (value === undefined) return DEFAULT_BUDGETS;
+  const parts = String(value).split(',').map((p) => p.trim().replace(/_/g, ''));
+  const budgets = parts.map((p) => (/^\d+$/.test(p) ? Number(p) : Number.NaN));
+  if (parts.length === 0 || budgets.some((b) => !Number.isInteger(b) || b <= 0)) {
+    throw new UsageError(`--budgets "${String(value)}" is not a list of token budgets: pass positive whole numbers separated by commas, e.g. --budgets 8000,32000`);
+  }
+  return budgets;
+}
+
+export function parseMethods(value: unknown): ScoringMethod[] {
+  if (value === undefined) return [...SCORING_METHODS];
+  const parts = String(value).split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const bad = parts.filter((p) => !(SCORING_METHODS as readonly string[]).includes(p));
+  if (parts.length === 0 || bad.length > 0) {
+    throw new UsageError(`--methods "${String(value)}": ${bad.length > 0 ? `unknown method ${bad.map((b) => `"${b}"`).join(', ')}` : 'no method given'}; use a comma-separated subset of ${SCORING_METHODS.join(',')} (the bm25 baseline always runs)`);
+  }
+  return [...new Set(parts)] as ScoringMethod[];
+}
+
+/**
+ * Replays share one cache so summaries and embeddings are computed once across worktrees. A
+ * configured cache.dir is already shared; otherwise a temp dir per repository keeps the user's
+ * checkout free of new files.
+ */
+function resolveEvalCacheDir(values: OptionValues, root: string, config: Parameters<typeof resolveCacheDir>[1], cwd: string): string {
+  if (typeof values['cache-dir'] === 'string') return resolveFromCwd(values['cache-dir'], cwd);
+  if (config.cache.dir !== undefined) return resolveCacheDir(root, config);
+  return join(tmpdir(), `aiwg-eval-cache-${createHash('sha1').update(root).digest('hex').slice(0, 12)}`);
+}
