@@ -12,3 +12,5 @@ export { BudgetRecordSchema, RECORD_VERSION, type BudgetRecord, type RecordFile 
 export { buildRecord } from './record/build-record.js';
 export { resolveCacheDir, resolveSummaryCacheDir, resolveRecordsDir, resolveBudgetLogPath } from './cache/cache-dir.js';
 export { runMain } from './cli/main.js';
+export * from './tokenize/budget.js';
+export * from './tokenize/truncate.js';
