@@ -22,14 +22,12 @@ const tierSchema = (percentage: number, description: string) =>
     })
     .prefault({});
 
-const factorSchema = <T extends z.ZodRawShape>(w: number, description: string, extra: T) =>
-  z
-    .strictObject({
-      weight: weight.default(w),
-      description: z.string().default(description),
-      ...extra,
-    })
-    .prefault({});
+/** A scoring factor's weight and description; callers `.extend()` it and add `.prefault({})`. */
+const factorSchema = (w: number, description: string) =>
+  z.strictObject({
+    weight: weight.default(w),
+    description: z.string().default(description),
+  });
 
 export const TIER_NAMES = ['primary', 'supporting', 'reference', 'history'] as const;
 export type TierName = (typeof TIER_NAMES)[number];
@@ -82,15 +80,15 @@ export const RelevanceScoringSchema = z
     scoring_method: z.enum(SCORING_METHODS).default('hybrid'),
     factors: z
       .strictObject({
-        task_alignment: factorSchema(0.4, 'How directly relevant to current task', {}),
-        recency: factorSchema(0.2, 'Recently modified/accessed files', {
+        task_alignment: factorSchema(0.4, 'How directly relevant to current task').prefault({}),
+        recency: factorSchema(0.2, 'Recently modified/accessed files').extend({
           decay_days: z.number().int().positive().default(7),
-        }),
-        mention_density: factorSchema(0.2, 'Number of @-mentions to this file', {}),
-        dependency_depth: factorSchema(0.1, 'Distance in dependency graph', {
+        }).prefault({}),
+        mention_density: factorSchema(0.2, 'Number of @-mentions to this file').prefault({}),
+        dependency_depth: factorSchema(0.1, 'Distance in dependency graph').extend({
           max_depth: z.number().int().min(0).default(3),
-        }),
-        file_type: factorSchema(0.1, 'Priority by file type', {
+        }).prefault({}),
+        file_type: factorSchema(0.1, 'Priority by file type').extend({
           priorities: z
             .strictObject({
               source_code: weight.default(1.0),
@@ -104,7 +102,7 @@ export const RelevanceScoringSchema = z
           overrides: z
             .array(z.strictObject({ glob: z.string().min(1), category: z.enum(FILE_CATEGORIES) }))
             .default([]),
-        }),
+        }).prefault({}),
       })
       .prefault({}),
     thresholds: z
