@@ -14,3 +14,5 @@ export { resolveCacheDir, resolveSummaryCacheDir, resolveRecordsDir, resolveBudg
 export { runMain } from './cli/main.js';
 export * from './tokenize/budget.js';
 export * from './tokenize/truncate.js';
+export { extractDefinitions, createDefinitionExtractor, type Definition } from './summarize/syntax/definitions.js';
+export { createSyntaxEngine, type SyntaxEngine } from './summarize/syntax/engine.js';

@@ -1,0 +1,85 @@
+import { namedChildrenOf, setOf, type LanguageSpec, type SyntaxNode } from './types.js';
+
+const FUNCTION_VALUES = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
+
+/** `const f = () => {}` is a function; other declarations are variables. */
+function declaratorOf(node: SyntaxNode): SyntaxNode | undefined {
+  return namedChildrenOf(node).find((c) => c.type === 'variable_declarator');
+}
+
+function ecmaKindOf(node: SyntaxNode): string | undefined {
+  if (node.type === 'lexical_declaration' || node.type === 'variable_declaration') {
+    const value = declaratorOf(node)?.childForFieldName('value');
+    // `const x = require('y')` is an import, not a definition.
+    if (value?.type === 'call_expression' && value.childForFieldName('function')?.text === 'require') return undefined;
+    return value && FUNCTION_VALUES.has(value.type) ? 'function' : 'variable';
+  }
+  if (node.type === 'public_field_definition' || node.type === 'field_definition') {
+    const value = node.childForFieldName('value');
+    return value && FUNCTION_VALUES.has(value.type) ? 'method' : 'field';
+  }
+  return undefined;
+}
+
+function ecmaBodyOf(node: SyntaxNode): SyntaxNode | null {
+  const value =
+    node.type === 'lexical_declaration' || node.type === 'variable_declaration'
+      ? declaratorOf(node)?.childForFieldName('value')
+      : node.type === 'public_field_definition' || node.type === 'field_definition'
+        ? node.childForFieldName('value')
+        : undefined;
+  if (value) return FUNCTION_VALUES.has(value.type) ? value.childForFieldName('body') : value;
+  return node.childForFieldName('body');
+}
+
+function ecmaNameOf(node: SyntaxNode): string | undefined {
+  if (node.type === 'lexical_declaration' || node.type === 'variable_declaration') {
+    return declaratorOf(node)?.childForFieldName('name')?.text;
+  }
+  return (node.childForFieldName('name') ?? node.childForFieldName('property'))?.text;
+}
+
+function ecmaIsExported(node: SyntaxNode, name: string, context: { wrapped: boolean; container: SyntaxNode | null }): boolean {
+  if (context.container === null) return context.wrapped;
+  if (name.startsWith('#')) return false;
+  const access = namedChildrenOf(node).find((c) => c.type === 'accessibility_modifier')?.text;
+  return access !== 'private' && access !== 'protected';
+}
+
+/** The ECMAScript family shares node types; TSX and JavaScript reuse this with their grammar. */
+export function ecmascriptLanguage(id: string, fileType: string, grammar: string, extensions: string[]): LanguageSpec {
+  return {
+    id,
+    fileType,
+    grammar,
+    extensions,
+    definitions: {
+      function_declaration: 'function',
+      generator_function_declaration: 'function',
+      function_signature: 'function',
+      class_declaration: 'class',
+      abstract_class_declaration: 'class',
+      class: 'class',
+      interface_declaration: 'interface',
+      type_alias_declaration: 'type',
+      enum_declaration: 'enum',
+      internal_module: 'namespace',
+      module: 'namespace',
+      method_definition: 'method',
+      method_signature: 'method',
+      abstract_method_signature: 'method',
+    },
+    containers: setOf('class_declaration', 'abstract_class_declaration', 'class', 'interface_declaration', 'enum_declaration', 'internal_module', 'module'),
+    wrappers: setOf('export_statement', 'ambient_declaration'),
+    comments: setOf('comment', 'hash_bang_line'),
+    imports: setOf('import_statement'),
+    bodyStyle: 'brace',
+    commentPrefix: '//',
+    kindOf: ecmaKindOf,
+    bodyOf: ecmaBodyOf,
+    nameOf: ecmaNameOf,
+    isExported: ecmaIsExported,
+  };
+}
+
+export const typescriptLanguage = ecmascriptLanguage('typescript', 'TypeScript', 'typescript', ['.ts', '.mts', '.cts']);
