@@ -1,0 +1,153 @@
+import type { Command, OptionValues } from '../command.js';
+import { UsageError } from '../../errors.js';
+import { resolveRecordsDir } from '../../cache/cache-dir.js';
+import { resolveRoot } from '../resolve-root.js';
+import { intFlag } from '../budget-flags.js';
+import { createJsonlAppender } from '../../manifest/fs-io.js';
+import { locateInRoot, toRootRelative } from '../../manifest/paths.js';
+import {
+  displayManifestPath,
+  loadWorkingSet,
+  resolveWorkingSetEventsPath,
+  resolveWorkingSetPath,
+  updateWorkingSetFile,
+} from '../../manifest/working-set/manifest-file.js';
+import { planRefresh, readRecordUsage } from '../../manifest/working-set/refresh.js';
+import { WORKING_SET_ROLES, type WorkingSetRole } from '../../manifest/working-set/schema.js';
+import type { WorkingSetActor, WorkingSetEvent, WorkingSetUpdate } from '../../manifest/working-set/update.js';
+
+const SUBCOMMANDS = ['add', 'remove', 'priority', 'refresh'] as const;
+const ACTORS = ['model', 'orchestrator', 'user'] as const;
+/** Priority of `add` without --priority: the middle of spec 001's 0.3 (nice to have) .. 1.0 (critical). */
+const DEFAULT_ADD_PRIORITY = 0.5;
+
+/** `aiwg working-set`: spec 001 section 6 updates, edited in place and logged with their `why`. */
+export const workingSetCommand: Command = {
+  name: 'working-set',
+  summary: 'Add, remove or re-prioritise working-set files (each update logged with its why)',
+  usage: [
+    'aiwg working-set add <path> --why "..." [--priority N] [--role R]',
+    '       aiwg working-set remove <path> --why "..."',
+    '       aiwg working-set priority <path> --priority N --why "..."',
+    '       aiwg working-set refresh [--bump-recent N] [--demote-unused N]',
+  ].join('\n'),
+  allowPositionals: true,
+  options: {
+    priority: { type: 'string' },
+    role: { type: 'string' },
+    why: { type: 'string' },
+    by: { type: 'string' },
+    'working-set': { type: 'string' },
+    root: { type: 'string' },
+    'bump-recent': { type: 'string' },
+    'demote-unused': { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  help: {
+    '--why "..."': 'reason for the update, required for add/remove/priority (spec 001: all calls require why)',
+    '--priority N': `0.0-1.0, higher = more important (add default ${DEFAULT_ADD_PRIORITY})`,
+    '--role R': `how to inject the file: ${WORKING_SET_ROLES.join(', ')} (add only; default context)`,
+    '--by A': `who made the update: ${ACTORS.join(', ')} (default user; refresh is always orchestrator)`,
+    '--working-set FILE': 'the manifest (default: <root>/working-set.yml, else <root>/.aiwg/working-set.yml)',
+    '--root DIR': 'repository root; paths are relative to it (default: the current directory)',
+    '--bump-recent N': 'refresh: raise by 0.1 the files used in the newest N budget records',
+    '--demote-unused N': 'refresh: lower by 0.1 the context files unused in the newest N budget records',
+    '--json': 'print the logged events as JSON',
+  },
+  async run({ values, positionals }, io) {
+    const [sub, path, ...extra] = positionals;
+    if (!isSubcommand(sub)) throw new UsageError(`expected a subcommand (${SUBCOMMANDS.join(', ')}), got ${sub === undefined ? 'none' : `"${sub}"`}`);
+    const root = await resolveRoot(values.root, io.cwd);
+    const file = await resolveWorkingSetPath(root, typeof values['working-set'] === 'string' ? values['working-set'] : undefined, io.cwd);
+    const log = createJsonlAppender(resolveWorkingSetEventsPath(root));
+    const now = () => Date.now();
+
+    let events: WorkingSetEvent[];
+    if (sub === 'refresh') {
+      if (path !== undefined) throw new UsageError(`refresh takes no path, got "${path}"`);
+      events = await refresh(values, { root, file, log, now }, io.stderr);
+    } else {
+      if (path === undefined) throw new UsageError(`${sub} needs a path: aiwg working-set ${sub} <path> --why "..."`);
+      if (extra.length > 0) throw new UsageError(`one path per update, got also ${extra.join(' ')}`);
+      const relative = toRootRelative(root, path);
+      const update = buildUpdate(sub, relative, values);
+      if (sub !== 'remove') {
+        const located = await locateInRoot(root, root, relative);
+        if (located.kind === 'missing') io.stderr(`warning: ${relative}: ${located.reason}; it is excluded from assembly until it exists\n`);
+      }
+      events = await updateWorkingSetFile({ root, file, updates: [update], by: actorFlag(values), now, log });
+    }
+
+    if (values.json === true) io.stdout(`${JSON.stringify(events, null, 2)}\n`);
+    else io.stdout(events.length === 0 ? `no changes to ${displayManifestPath(root, file)}\n` : events.map(describeEvent).join(''));
+    return 0;
+  },
+};
+
+function isSubcommand(value: string | undefined): value is (typeof SUBCOMMANDS)[number] {
+  return (SUBCOMMANDS as readonly (string | undefined)[]).includes(value);
+}
+
+function buildUpdate(sub: 'add' | 'remove' | 'priority', path: string, values: OptionValues): WorkingSetUpdate {
+  const why = typeof values.why === 'string' ? values.why.trim() : '';
+  if (why === '') throw new UsageError(`--why "..." is required: say why ${path} is being ${sub === 'add' ? 'added' : sub === 'remove' ? 'removed' : 're-prioritised'} (it is logged)`);
+  if (sub === 'remove') return { action: 'remove_from_working_set', path, why };
+  const priority = priorityFlag(values, sub === 'add' ? DEFAULT_ADD_PRIORITY : undefined);
+  if (sub === 'priority') return { action: 'adjust_priority', path, priority, why };
+  const role = values.role;
+  if (role !== undefined && !(WORKING_SET_ROLES as readonly string[]).includes(String(role))) {
+    throw new UsageError(`--role "${String(role)}" is not a role: use one of ${WORKING_SET_ROLES.join(', ')}`);
+  }
+  return { action: 'add_to_working_set', path, priority, why, ...(role !== undefined ? { role: role as WorkingSetRole } : {}) };
+}
+
+function priorityFlag(values: OptionValues, fallback: number | undefined): number {
+  const raw = values.priority;
+  if (raw === undefined) {
+    if (fallback !== undefined) return fallback;
+    throw new UsageError('--priority N is required: a number from 0.0 to 1.0');
+  }
+  const value = Number(raw);
+  if (String(raw).trim() === '' || !Number.isFinite(value) || value < 0 || value > 1) {
+    throw new UsageError(`--priority "${String(raw)}" is not a number from 0.0 to 1.0`);
+  }
+  return value;
+}
+
+function actorFlag(values: OptionValues): WorkingSetActor {
+  const raw = values.by ?? 'user';
+  if (!(ACTORS as readonly string[]).includes(String(raw))) throw new UsageError(`--by "${String(raw)}" is not valid: use one of ${ACTORS.join(', ')}`);
+  return raw as WorkingSetActor;
+}
+
+async function refresh(
+  values: OptionValues,
+  options: { root: string; file: string; log: ReturnType<typeof createJsonlAppender>; now: () => number },
+  warn: (text: string) => void,
+): Promise<WorkingSetEvent[]> {
+  const bumpRecent = intFlag(values, 'bump-recent');
+  const demoteUnused = intFlag(values, 'demote-unused');
+  if (!bumpRecent && !demoteUnused) throw new UsageError('refresh needs --bump-recent N and/or --demote-unused N (N >= 1)');
+  const manifest = await loadWorkingSet(options.file);
+  const { records, warnings } = await readRecordUsage(resolveRecordsDir(options.root));
+  for (const warning of warnings) warn(`warning: ${warning}\n`);
+  const changes = planRefresh(manifest, records, { ...(bumpRecent ? { bumpRecent } : {}), ...(demoteUnused ? { demoteUnused } : {}) });
+  const updates: WorkingSetUpdate[] = changes.map((change) => ({
+    action: 'adjust_priority',
+    path: change.path,
+    priority: change.to,
+    why: `${change.kind}: ${change.why}`,
+  }));
+  return updateWorkingSetFile({ ...options, updates, by: 'orchestrator' });
+}
+
+function describeEvent(event: WorkingSetEvent): string {
+  switch (event.action) {
+    case 'add_to_working_set':
+      return `added ${event.path} (priority ${event.priority}) to ${event.manifest}: ${event.why}\n`;
+    case 'remove_from_working_set':
+      return `removed ${event.path} from ${event.manifest}: ${event.why}\n`;
+    case 'adjust_priority':
+      return `${event.path}: priority ${event.previous_priority ?? '?'} -> ${event.priority} in ${event.manifest}: ${event.why}\n`;
+  }
+}

@@ -1,0 +1,215 @@
+import { createHash } from 'node:crypto';
+import type { Level } from '../../config/schema.js';
+import type { RenderFormat } from '../../stages.js';
+import type { Tokenizer } from '../../tokenize/tokenizer.js';
+import { applyMaxLines, countLines, truncateWithStrategy } from '../../tokenize/truncate.js';
+import type { ReadManifestFile } from '../paths.js';
+import { fitFile, type LevelsPort, type TruncatePort } from './fit-file.js';
+import { getWorkingSetFormat, renderDocument, type BootHeaderFields, type WorkingSetFormat } from './formats.js';
+import {
+  defaultTruncateStrategy,
+  INSTRUCTION_ROLES,
+  type TruncateStrategy,
+  type WorkingSet,
+  type WorkingSetFile,
+  type WorkingSetRole,
+} from './schema.js';
+
+export interface WorkingSetContext {
+  /** Shown in the boot header. */
+  root: string;
+  /** The manifest as shown in the boot header (root-relative when inside the root). */
+  manifestPath: string;
+  tokenizer: Tokenizer;
+  format?: RenderFormat;
+}
+
+export interface WorkingSetDeps {
+  /** Reads a root-relative path; throws InputError for paths leading outside the root. */
+  readFile: ReadManifestFile;
+  truncate?: TruncatePort;
+  applyMaxLines?: (text: string, maxLines: number, strategy: TruncateStrategy) => { text: string; truncated: boolean };
+  levels?: LevelsPort;
+}
+
+/** Spec 001 section 9, with `effective` and `reserved_for_response` added to the budget. */
+export interface AssemblyReport {
+  budget: { max: number; effective: number; reserved_for_response: number; used: number; remaining: number };
+  tokenizer: string;
+  included: IncludedFile[];
+  excluded: Array<{ path: string; reason: string }>;
+  warnings: string[];
+}
+
+export interface IncludedFile {
+  path: string;
+  role: WorkingSetRole;
+  priority: number;
+  /** Tokens of the content as included (wrapper not counted). */
+  tokens: number;
+  truncated: boolean;
+  /** Tokens of the whole file before max_lines, level fallback or truncation. */
+  original_tokens: number;
+  level: Level;
+}
+
+export interface AssemblyResult {
+  /** The rendered context; `tokenizer.count(context) <= budget.effective` always. */
+  context: string;
+  report: AssemblyReport;
+}
+
+/** Reasons the root reader gives for files it cannot read (see paths.ts). */
+const UNREADABLE_REASONS = new Set(['not found', 'not a regular file']);
+/** Below this share of its original tokens an included file is "truncated significantly". */
+const SIGNIFICANT_CUT = 0.5;
+
+/**
+ * Spec 001 section 3: files by priority (ties by path), each included whole, else at a
+ * lower level or truncated by its strategy, else excluded; boot header first; every cost is
+ * an exact count of rendered text, and the final document is counted again so the result
+ * never exceeds `budget.effective`.
+ */
+export async function assembleWorkingSet(manifest: WorkingSet, ctx: WorkingSetContext, deps: WorkingSetDeps): Promise<AssemblyResult> {
+  const format = getWorkingSetFormat(ctx.format ?? 'xml');
+  const { tokenizer } = ctx;
+  const effective = manifest.budget.effective;
+  const warnings: string[] = [];
+  const excluded: AssemblyReport['excluded'] = [];
+  const files = [...manifest.files].sort((a, b) => b.priority - a.priority || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+
+  const loaded: Array<{ file: WorkingSetFile; role: WorkingSetRole; strategy: TruncateStrategy; content: string }> = [];
+  for (const file of files) {
+    const read = await deps.readFile(file.path);
+    if (read.kind === 'missing') {
+      excluded.push({ path: file.path, reason: read.reason });
+      continue;
+    }
+    const { role, strategy } = effectiveRole(file, manifest, warnings);
+    loaded.push({ file, role, strategy, content: read.content });
+  }
+
+  const constitutionFile = loaded.find((entry) => entry.role === 'system');
+  const constitution = constitutionFile
+    ? { path: constitutionFile.file.path, checksum: `sha256:${createHash('sha256').update(constitutionFile.content).digest('hex').slice(0, 12)}` }
+    : undefined;
+  const headerFields: BootHeaderFields = {
+    root: ctx.root,
+    workingSet: ctx.manifestPath,
+    protocol: manifest.protocol,
+    effective,
+    maxTokens: manifest.budget.max_tokens,
+    reserved: manifest.budget.reserved_for_response,
+    tokenizer: tokenizer.id,
+    ...(constitution ? { constitution } : {}),
+  };
+  const fitDeps = { format, tokenizer, truncate: deps.truncate ?? truncateWithStrategy, ...(deps.levels ? { levels: deps.levels } : {}) };
+  const cutLines = deps.applyMaxLines ?? applyMaxLines;
+
+  const blocks: Array<{ block: string; included: IncludedFile }> = [];
+  let used = tokenizer.count(renderDocument(format, format.header(headerFields), []));
+  const headerFits = used <= effective;
+  if (!headerFits) warnings.push(`the boot header alone needs ${used} tokens, more than effective ${effective}: raise budget.effective`);
+
+  for (const { file, role, strategy, content } of loaded) {
+    if (!headerFits) {
+      excluded.push({ path: file.path, reason: 'budget too small for the boot header' });
+      continue;
+    }
+    let text = content;
+    let cutByMaxLines = false;
+    if (file.max_lines !== undefined) {
+      if (strategy === 'never') {
+        const lines = countLines(content);
+        if (lines > file.max_lines) {
+          excluded.push({ path: file.path, reason: `has ${lines} lines, more than max_lines ${file.max_lines}, and truncate_strategy never forbids cutting` });
+          continue;
+        }
+      } else {
+        ({ text, truncated: cutByMaxLines } = cutLines(content, file.max_lines, strategy));
+      }
+    }
+    const fit = await fitFile({ path: file.path, role, strategy, content: text, cutByMaxLines, remaining: effective - used }, fitDeps);
+    if (fit.kind === 'none') {
+      excluded.push({ path: file.path, reason: `${fit.reason} (priority ${file.priority})` });
+      continue;
+    }
+    used += fit.cost;
+    const originalTokens = tokenizer.count(content);
+    blocks.push({
+      block: fit.block,
+      included: { path: file.path, role, priority: file.priority, tokens: fit.contentTokens, truncated: fit.truncated, original_tokens: originalTokens, level: fit.level },
+    });
+  }
+
+  let context = render(format, headerFields, blocks, constitution);
+  let rendered = headerFits ? tokenizer.count(context) : 0;
+  // Prices were per block; tokenizers may merge across block boundaries, so the whole is
+  // counted again and the lowest-priority blocks dropped until it fits.
+  while (rendered > effective && blocks.length > 0) {
+    const dropped = blocks.pop();
+    if (dropped) excluded.push({ path: dropped.included.path, reason: 'over budget once the whole context was counted' });
+    context = render(format, headerFields, blocks, constitution);
+    rendered = tokenizer.count(context);
+  }
+  if (!headerFits) context = '';
+
+  return { context, report: buildReport(manifest, tokenizer, rendered, blocks.map((b) => b.included), excluded, warnings) };
+}
+
+function effectiveRole(file: WorkingSetFile, manifest: WorkingSet, warnings: string[]): { role: WorkingSetRole; strategy: TruncateStrategy } {
+  const isInstruction = (INSTRUCTION_ROLES as readonly string[]).includes(file.role);
+  if (!isInstruction || (manifest.trusted_roles as readonly string[]).includes(file.role)) {
+    return { role: file.role, strategy: file.truncate_strategy };
+  }
+  warnings.push(
+    `${file.path}: role ${file.role} is not trusted, rendered as context (file content is data; add "trusted_roles: [${file.role}]" to the manifest if this file is yours)`,
+  );
+  return { role: 'context', strategy: file.strategyExplicit ? file.truncate_strategy : defaultTruncateStrategy('context', file.path) };
+}
+
+function render(
+  format: WorkingSetFormat,
+  fields: BootHeaderFields,
+  blocks: Array<{ block: string; included: IncludedFile }>,
+  constitution: BootHeaderFields['constitution'],
+): string {
+  // The header names the constitution only when that file made it into the context.
+  const isIncluded = constitution !== undefined && blocks.some((b) => b.included.path === constitution.path);
+  const { constitution: _dropped, ...rest } = fields;
+  const header = format.header(isIncluded ? fields : rest);
+  return renderDocument(format, header, blocks.map((b) => b.block));
+}
+
+function buildReport(
+  manifest: WorkingSet,
+  tokenizer: Tokenizer,
+  used: number,
+  included: IncludedFile[],
+  excluded: AssemblyReport['excluded'],
+  warnings: string[],
+): AssemblyReport {
+  const unreadable = excluded.filter((entry) => UNREADABLE_REASONS.has(entry.reason)).length;
+  const overBudget = excluded.length - unreadable;
+  const all = [...warnings];
+  if (overBudget > 0) all.push(`${overBudget} file${overBudget === 1 ? '' : 's'} excluded due to budget`);
+  if (unreadable > 0) all.push(`${unreadable} file${unreadable === 1 ? '' : 's'} excluded: not found or not a regular file`);
+  for (const file of included) {
+    if (file.original_tokens > 0 && file.tokens < file.original_tokens * SIGNIFICANT_CUT) {
+      all.push(`${file.path}: cut significantly (${file.tokens} of ${file.original_tokens} tokens kept, ${file.truncated ? 'truncated' : `level ${file.level}`})`);
+    }
+  }
+  return {
+    budget: {
+      max: manifest.budget.max_tokens,
+      effective: manifest.budget.effective,
+      reserved_for_response: manifest.budget.reserved_for_response,
+      used,
+      remaining: manifest.budget.effective - used,
+    },
+    tokenizer: tokenizer.id,
+    included,
+    excluded,
+    warnings: all,
+  };
+}

@@ -1,0 +1,95 @@
+import { access, readFile } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { ConfigError, InputError } from '../../errors.js';
+import { writeFileAtomic } from '../../util/atomic-write.js';
+import type { AppendJsonLine } from '../fs-io.js';
+import { parseWorkingSet, type WorkingSet } from './schema.js';
+import { applyWorkingSetUpdate, type WorkingSetActor, type WorkingSetEvent, type WorkingSetUpdate } from './update.js';
+
+/**
+ * The manifest on disk: where it is found by default, how it is loaded, and how updates are
+ * written (atomically) and logged (appended, one JSON line per update).
+ */
+
+/** Default manifest locations under the root, first existing wins. */
+export const DEFAULT_WORKING_SET_PATHS = ['working-set.yml', join('.aiwg', 'working-set.yml')] as const;
+
+/** The event log of working-set updates: `<root>/.aiwg/rag/working-set-events.jsonl`. */
+export function resolveWorkingSetEventsPath(root: string): string {
+  return join(root, '.aiwg', 'rag', 'working-set-events.jsonl');
+}
+
+/** The manifest path: `given` (absolute or relative to `cwd`), else the first default that exists. */
+export async function resolveWorkingSetPath(root: string, given: string | undefined, cwd: string): Promise<string> {
+  if (given !== undefined) return isAbsolute(given) ? given : resolve(cwd, given);
+  for (const candidate of DEFAULT_WORKING_SET_PATHS) {
+    const path = join(root, candidate);
+    if (await exists(path)) return path;
+  }
+  throw new InputError(
+    `no working set found: create ${DEFAULT_WORKING_SET_PATHS.join(' or ')} in ${root} (see .aiwg/examples/working-set.yml) or pass --working-set FILE`,
+  );
+}
+
+/** How the manifest is named in headers and events: root-relative when inside the root. */
+export function displayManifestPath(root: string, file: string): string {
+  const rel = relative(root, file);
+  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel) ? rel.split(sep).join('/') : file;
+}
+
+export async function readManifestText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new InputError(`cannot read working set ${file} (${code ?? 'error'}): check --working-set`, { cause: error });
+  }
+}
+
+export async function loadWorkingSet(file: string): Promise<WorkingSet> {
+  return parseWorkingSet(await readManifestText(file), file);
+}
+
+export interface UpdateFileOptions {
+  root: string;
+  file: string;
+  updates: WorkingSetUpdate[];
+  by: WorkingSetActor;
+  now: () => number;
+  log: AppendJsonLine;
+}
+
+/**
+ * Apply updates in order to the manifest file, write it once (atomically), then append one
+ * event per update. Nothing is written when any update fails.
+ */
+export async function updateWorkingSetFile(options: UpdateFileOptions): Promise<WorkingSetEvent[]> {
+  const original = await readManifestText(options.file);
+  const manifestName = displayManifestPath(options.root, options.file);
+  const nowIso = new Date(options.now()).toISOString();
+  let text = original;
+  const events: WorkingSetEvent[] = [];
+  for (const update of options.updates) {
+    try {
+      const applied = applyWorkingSetUpdate(text, update, { file: manifestName, nowIso, by: options.by });
+      text = applied.text;
+      events.push(applied.event);
+    } catch (error) {
+      if (error instanceof ConfigError || error instanceof InputError) throw error;
+      throw new InputError(`${options.file}: cannot apply ${update.action} ${update.path}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  if (events.length === 0) return events;
+  await writeFileAtomic(options.file, text);
+  for (const event of events) await options.log(event);
+  return events;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
