@@ -1,0 +1,128 @@
+import { relative, sep } from 'node:path';
+import type { CollectStage } from '../stages.js';
+import type { CandidateFile, CollectResult, Config, ExcludedFile, GitFacts } from '../types.js';
+import { InputError } from '../errors.js';
+import { resolveCacheDir, resolveSummaryCacheDir } from '../cache/cache-dir.js';
+import { defaultCollectPorts, GitCommandError, type CollectPorts } from './collect-ports.js';
+import { gitFacts, lastCommitTimes, listRepository, locateRepository } from './git-facts.js';
+import { createPathFilter, type PathFilter } from './path-filter.js';
+import { mapLimit, readCandidate } from './read-candidate.js';
+import { walkTree } from './walk-tree.js';
+
+export type { CollectPorts } from './collect-ports.js';
+
+/**
+ * The collect stage: which files of the root are candidates, their content and hash, and the
+ * git facts (last commit time per path, dirty paths, HEAD, shallowness) in the same pass.
+ *
+ * In a git work tree the candidates are `git ls-files --cached` plus untracked files that no
+ * .gitignore (nested ones included) ignores, relative to the root even when the root is a
+ * subdirectory of the repository. Elsewhere the tree is walked (walk-tree.ts) and a warning
+ * says git signals are off. Every skipped file gets a reason in `excluded`; files inside an
+ * excluded directory are reported once, as the directory with a file count.
+ * Output is sorted by path so the same tree gives the same bytes.
+ */
+export function createCollectStage(ports: Partial<CollectPorts> = {}): CollectStage {
+  const { fs, git, concurrency } = { ...defaultCollectPorts(), ...ports };
+  return async ({ root }, ctx) => {
+    const rootReal = await fs.realpath(root).catch((error: unknown) => {
+      throw new InputError(`root ${root}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); pass an existing directory`, { cause: error });
+    });
+    const filter = createPathFilter({
+      ignore: ctx.config.collect.ignore,
+      ownDirs: ownDirectories(rootReal, ctx.config),
+      rules: { includeSecrets: ctx.config.collect.include_secrets },
+    });
+    const warnings: string[] = [];
+    const excluded: ExcludedFile[] = [];
+
+    const { location, warning } = await locateRepository(git, rootReal);
+    let listed: string[];
+    let facts: Promise<GitFacts>;
+    if (location) {
+      const listing = await listRepository(git, rootReal, location);
+      listed = dropExcludedByPath([...new Set([...listing.tracked, ...listing.untracked])], filter, excluded);
+      const wanted = new Set(listed.filter((p) => listing.tracked.has(p) && !listing.added.has(p)));
+      if (location.isShallow) warnings.push('shallow clone: git history is partial, so commit times and history signals cover only the fetched commits');
+      facts = (listing.head ? lastCommitTimes(git, rootReal, { prefix: location.prefix, wanted }) : Promise.resolve(new Map<string, number>()))
+        .catch((error: unknown) => {
+          if (!(error instanceof GitCommandError)) throw error;
+          warnings.push(`git log failed (${error.stderr.trim().split('\n')[0] ?? ''}): recency signal is off`);
+          return new Map<string, number>();
+        })
+        .then((times) => gitFacts(listing, location, times));
+    } else {
+      warnings.push(warning ?? 'not a git repository: recency and history signals are off');
+      const walked = await walkTree(fs, rootReal, filter);
+      excluded.push(...walked.excluded);
+      warnings.push(...walked.warnings);
+      listed = dropExcludedByPath(walked.paths, filter, excluded);
+      facts = Promise.resolve({ isRepo: false, lastCommitMs: new Map(), dirty: new Set() });
+    }
+
+    const pathCheck = (path: string) => filter.excludedAncestor(path)?.reason ?? filter.fileReason(path);
+    const readOptions = { fs, rootReal, maxBytes: ctx.config.collect.max_file_bytes, rules: { includeSecrets: ctx.config.collect.include_secrets }, pathCheck };
+    let done = 0;
+    const [outcomes, gitResult] = await Promise.all([
+      mapLimit(listed, concurrency, async (path) => {
+        const outcome = await readCandidate(path, readOptions);
+        ctx.reporter.progress('collect', ++done, listed.length);
+        return outcome;
+      }),
+      facts,
+    ]);
+    const files: CandidateFile[] = [];
+    for (const outcome of outcomes) {
+      if ('file' in outcome) files.push(outcome.file);
+      else excluded.push(outcome.excluded);
+    }
+    ctx.reporter.debug(`collect: ${files.length} candidates, ${excluded.length} excluded`);
+    const result: CollectResult = {
+      root,
+      files: files.sort(byPath),
+      excluded: excluded.sort(byPath),
+      git: gitResult,
+      warnings,
+    };
+    return result;
+  };
+}
+
+/**
+ * Apply the path-only rules before any file is opened. Files under an excluded directory are
+ * counted into one entry for that directory, so a tracked vendor/ tree costs one line.
+ */
+function dropExcludedByPath(paths: string[], filter: PathFilter, excluded: ExcludedFile[]): string[] {
+  const accepted: string[] = [];
+  const dirCounts = new Map<string, { reason: string; count: number }>();
+  for (const path of paths) {
+    const ancestor = filter.excludedAncestor(path);
+    if (ancestor) {
+      const entry = dirCounts.get(ancestor.dir) ?? { reason: ancestor.reason, count: 0 };
+      entry.count++;
+      dirCounts.set(ancestor.dir, entry);
+      continue;
+    }
+    const reason = filter.fileReason(path);
+    if (reason !== undefined) excluded.push({ path, reason });
+    else accepted.push(path);
+  }
+  for (const [dir, { reason, count }] of dirCounts) {
+    excluded.push({ path: `${dir}/`, reason: `${reason} (${count} ${count === 1 ? 'file' : 'files'})` });
+  }
+  return accepted;
+}
+
+/** Root-relative directories of our caches and records that lie inside the root. */
+function ownDirectories(rootReal: string, config: Config): string[] {
+  const dirs = new Set(['.aiwg/rag']);
+  for (const abs of [resolveCacheDir(rootReal, config), resolveSummaryCacheDir(rootReal, config)]) {
+    const rel = relative(rootReal, abs);
+    if (rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !rel.startsWith(sep)) dirs.add(rel.split(sep).join('/'));
+  }
+  return [...dirs];
+}
+
+function byPath(a: { path: string }, b: { path: string }): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}

@@ -1,0 +1,158 @@
+import type { GitFacts } from '../types.js';
+import { GitCommandError, type GitPort } from './collect-ports.js';
+
+/** Where the root sits in its repository. */
+export interface GitLocation {
+  /** Root-relative to the repository top, with a trailing `/`, or '' at the top. */
+  prefix: string;
+  isShallow: boolean;
+}
+
+/** `undefined` when the root is not inside a git work tree (or git is missing). */
+export async function locateRepository(git: GitPort, root: string): Promise<{ location?: GitLocation; warning?: string }> {
+  try {
+    const out = (await git.run(['rev-parse', '--show-prefix', '--is-shallow-repository'], root)).toString('utf8').split('\n');
+    return { location: { prefix: out[0] ?? '', isShallow: out[1] === 'true' } };
+  } catch (error) {
+    if (!(error instanceof GitCommandError)) throw error;
+    if (error.isMissingGit) return { warning: 'git not found on PATH: recency and history signals are off' };
+    if (error.notARepository) return { warning: 'not a git repository: recency and history signals are off' };
+    return { warning: `git failed (${error.stderr.trim().split('\n')[0] ?? 'unknown error'}): recency and history signals are off` };
+  }
+}
+
+export interface GitListing {
+  /** Root-relative paths git tracks. */
+  tracked: Set<string>;
+  /** Root-relative untracked paths not ignored by any .gitignore. */
+  untracked: Set<string>;
+  dirty: Set<string>;
+  /** Paths staged as new: they have no commit yet. */
+  added: Set<string>;
+  head?: string;
+}
+
+/** Tracked and untracked files, working-tree status and HEAD: four git calls run at once. */
+export async function listRepository(git: GitPort, root: string, location: GitLocation): Promise<GitListing> {
+  const [tracked, untracked, status, head] = await Promise.all([
+    git.run(['ls-files', '-z', '--cached'], root),
+    git.run(['ls-files', '-z', '--others', '--exclude-standard'], root),
+    git.run(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', '--', '.'], root),
+    git.run(['rev-parse', '-q', '--verify', 'HEAD'], root).catch(() => undefined),
+  ]);
+  const { dirty, added } = parseStatus(status, location.prefix);
+  const headSha = head?.toString('utf8').trim();
+  return {
+    tracked: new Set(splitNul(tracked)),
+    untracked: new Set(splitNul(untracked)),
+    dirty,
+    added,
+    ...(headSha ? { head: headSha } : {}),
+  };
+}
+
+/** `git status --porcelain -z` entries are `XY path`, relative to the repository top. */
+export function parseStatus(output: Buffer, prefix: string): { dirty: Set<string>; added: Set<string> } {
+  const dirty = new Set<string>();
+  const added = new Set<string>();
+  for (const entry of splitNul(output)) {
+    if (entry.length < 4) continue;
+    const full = entry.slice(3);
+    if (!full.startsWith(prefix)) continue;
+    const path = full.slice(prefix.length);
+    dirty.add(path);
+    if (entry[0] === 'A') added.add(path);
+  }
+  return { dirty, added };
+}
+
+export function splitNul(output: Buffer): string[] {
+  const text = output.toString('utf8');
+  return text === '' ? [] : text.split('\0').filter((s) => s !== '');
+}
+
+/**
+ * Bound on commits walked. Files not seen by then were last changed before the oldest commit
+ * walked, so they get that commit's time: an upper bound that keeps their recency low, which
+ * is the truth, instead of a checkout mtime that would call them fresh.
+ */
+export const MAX_LOG_COMMITS = 20_000;
+
+/**
+ * Last commit time per path from ONE `git log` pass, newest first; the first time a path is
+ * seen is its last change. The walk stops as soon as every wanted path has a time, or at
+ * MAX_LOG_COMMITS. Paths are relative to the root.
+ */
+export async function lastCommitTimes(
+  git: GitPort,
+  root: string,
+  options: { prefix: string; wanted: Set<string>; maxCommits?: number },
+): Promise<Map<string, number>> {
+  const { prefix, wanted } = options;
+  const maxCommits = options.maxCommits ?? MAX_LOG_COMMITS;
+  const times = new Map<string, number>();
+  if (wanted.size === 0) return times;
+  let remaining = wanted.size;
+  let commits = 0;
+  let currentMs = 0;
+  let expectTime = false;
+  let firstName = false;
+  let pending = Buffer.alloc(0);
+
+  // Output: for each commit `\0<ct>\0` then `\n` and NUL-terminated names.
+  const onToken = (token: Buffer): boolean => {
+    if (token.length === 0) {
+      expectTime = true;
+      return true;
+    }
+    if (expectTime) {
+      expectTime = false;
+      firstName = true;
+      if (commits >= maxCommits) return false;
+      commits++;
+      currentMs = Number(token.toString('latin1')) * 1000;
+      return true;
+    }
+    let name = token.toString('utf8');
+    if (firstName && name.startsWith('\n')) name = name.slice(1);
+    firstName = false;
+    if (!name.startsWith(prefix)) return true;
+    const path = name.slice(prefix.length);
+    if (wanted.has(path) && !times.has(path)) {
+      times.set(path, currentMs);
+      remaining--;
+    }
+    return remaining > 0;
+  };
+
+  let stoppedEarly = false;
+  await git.stream(['log', '--format=%x00%ct', '--name-only', '-z', '--no-renames', '--', '.'], root, (chunk) => {
+    const data = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk;
+    let start = 0;
+    for (let nul = data.indexOf(0, start); nul !== -1; nul = data.indexOf(0, start)) {
+      const keepGoing = onToken(data.subarray(start, nul));
+      start = nul + 1;
+      if (!keepGoing) {
+        stoppedEarly = true;
+        return false;
+      }
+    }
+    pending = Buffer.from(data.subarray(start));
+    return true;
+  });
+  if (stoppedEarly && remaining > 0 && commits >= maxCommits) {
+    for (const path of wanted) if (!times.has(path)) times.set(path, currentMs);
+  }
+  return times;
+}
+
+/** Assemble the GitFacts of a repository. */
+export function gitFacts(listing: GitListing, location: GitLocation, lastCommitMs: Map<string, number>): GitFacts {
+  return {
+    isRepo: true,
+    lastCommitMs,
+    dirty: listing.dirty,
+    ...(listing.head ? { head: listing.head } : {}),
+    isShallow: location.isShallow,
+  };
+}

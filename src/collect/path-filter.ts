@@ -1,0 +1,58 @@
+import { EXCLUDED_DIRS, pathExclusion, type RuleOptions } from './exclusion-rules.js';
+import { IgnoreMatcher, parseIgnoreLine, type IgnoreRule } from './ignore-rules.js';
+
+/** Path-only decisions of the collect stage, shared by the git listing and the tree walk. */
+export interface PathFilter {
+  /** Why a whole directory (root-relative, no trailing `/`) is left out, or undefined. */
+  dirReason(dir: string): string | undefined;
+  /** The closest-to-root excluded ancestor directory of a file, with its reason. */
+  excludedAncestor(path: string): { dir: string; reason: string } | undefined;
+  /** Why a file is left out by its path alone (collect.ignore, lockfiles, secrets by name, ...). */
+  fileReason(path: string): string | undefined;
+}
+
+export interface PathFilterOptions {
+  /** config.collect.ignore: gitignore-style globs relative to the root. */
+  ignore: string[];
+  /** Root-relative directories holding aiwg's own caches and records. */
+  ownDirs: string[];
+  rules: RuleOptions;
+}
+
+export function createPathFilter(options: PathFilterOptions): PathFilter {
+  const configRules = options.ignore.map((glob) => parseIgnoreLine(glob, '')).filter((r): r is IgnoreRule => r !== undefined);
+  const configIgnore = new IgnoreMatcher(configRules);
+  const ownDirs = new Set(options.ownDirs);
+  const dirCache = new Map<string, string | undefined>();
+
+  const dirReason = (dir: string): string | undefined => {
+    if (dirCache.has(dir)) return dirCache.get(dir);
+    const name = dir.slice(dir.lastIndexOf('/') + 1);
+    let reason: string | undefined;
+    if (ownDirs.has(dir)) reason = "aiwg's own caches and records";
+    else if (EXCLUDED_DIRS.has(name)) reason = EXCLUDED_DIRS.get(name);
+    else {
+      const rule = configRules.length > 0 ? configIgnore.ignoredBy(dir, true) : undefined;
+      if (rule) reason = `ignored by collect.ignore "${rule.pattern}"`;
+    }
+    dirCache.set(dir, reason);
+    return reason;
+  };
+
+  return {
+    dirReason,
+    excludedAncestor(path) {
+      for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
+        const dir = path.slice(0, slash);
+        const reason = dirReason(dir);
+        if (reason !== undefined) return { dir, reason };
+      }
+      return undefined;
+    },
+    fileReason(path) {
+      const rule = configRules.length > 0 ? configIgnore.ignoredBy(path) : undefined;
+      if (rule) return `ignored by collect.ignore "${rule.pattern}"`;
+      return pathExclusion(path, options.rules);
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { isAbsolute, relative, sep } from 'node:path';
+import type { CandidateFile, ExcludedFile } from '../types.js';
+import type { CollectFs, FileInfo } from './collect-ports.js';
+import { contentExclusion, type RuleOptions } from './exclusion-rules.js';
+
+export type ReadOutcome = { file: CandidateFile } | { excluded: ExcludedFile };
+
+export interface ReadOptions {
+  fs: CollectFs;
+  /** Real path of the root (symlinks resolved), native separators. */
+  rootReal: string;
+  maxBytes: number;
+  rules: RuleOptions;
+  /** Path-only checks re-run on a symlink's target, so a link cannot smuggle in what the target's own path would exclude. */
+  pathCheck: (path: string) => string | undefined;
+}
+
+/**
+ * Read one root-relative path into a candidate, or say why not. Never throws for a file's
+ * own trouble (vanished, unreadable, a link out of the root): that becomes the reason.
+ */
+export async function readCandidate(path: string, options: ReadOptions): Promise<ReadOutcome> {
+  const { fs, rootReal, maxBytes } = options;
+  const exclude = (reason: string): ReadOutcome => ({ excluded: { path, reason } });
+  let abs = `${rootReal}${sep}${path.split('/').join(sep)}`;
+  try {
+    let info: FileInfo = await fs.lstat(abs);
+    if (info.kind === 'symlink') {
+      const target = await fs.realpath(abs).catch(() => undefined);
+      if (target === undefined) return exclude('broken symlink');
+      const targetRel = relative(rootReal, target);
+      if (targetRel === '') return exclude('symlink to a directory: not followed');
+      if (targetRel === '..' || targetRel.startsWith(`..${sep}`) || isAbsolute(targetRel))
+        return exclude('symlink resolves outside the root: not followed');
+      const targetPath = targetRel.split(sep).join('/');
+      const targetReason = options.pathCheck(targetPath);
+      if (targetReason !== undefined) return exclude(`symlink to ${targetPath}: ${targetReason}`);
+      abs = target;
+      info = await fs.stat(abs);
+      if (info.kind === 'dir') return exclude('symlink to a directory: not followed');
+    }
+    if (info.kind === 'dir') return exclude('directory (git submodule or nested repository): not collected');
+    if (info.kind !== 'file') return exclude('not a regular file');
+    if (info.size > maxBytes) return exclude(tooLarge(info.size, maxBytes));
+    const bytes = await fs.readFile(abs);
+    // The file may have grown between stat and read.
+    if (bytes.length > maxBytes) return exclude(tooLarge(bytes.length, maxBytes));
+    let text: string | undefined;
+    const decoded = () => (text ??= bytes.toString('utf8'));
+    const lineCount = countLines(bytes);
+    const reason = contentExclusion({ path, bytes, lineCount, text: decoded }, options.rules);
+    if (reason !== undefined) return exclude(reason);
+    const content = decoded();
+    return {
+      file: {
+        path,
+        content,
+        size: bytes.length,
+        mtimeMs: Math.floor(info.mtimeMs),
+        hash: createHash('sha256').update(bytes).digest('hex'),
+        lineCount,
+      },
+    };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    if (code === 'ENOENT') return exclude('vanished before it could be read (deleted in the working tree?)');
+    return exclude(`unreadable (${code})`);
+  }
+}
+
+/** Lines of a file from its bytes: 0x0A never occurs inside a multi-byte UTF-8 sequence. */
+export function countLines(bytes: Buffer): number {
+  if (bytes.length === 0) return 0;
+  let lines = 1;
+  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) lines++;
+  return bytes[bytes.length - 1] === 10 ? lines - 1 : lines;
+}
+
+function tooLarge(size: number, maxBytes: number): string {
+  return `too large: ${size.toLocaleString('en-US')} bytes > collect.max_file_bytes ${maxBytes.toLocaleString('en-US')}`;
+}
+
+/** Run `fn` over `items` with at most `limit` in flight; results keep the input order. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}
