@@ -1,0 +1,122 @@
+import type { CandidateFile } from '../types.js';
+import { scoreBm25 } from './bm25.js';
+import { clamp01 } from './numbers.js';
+import { buildPathIndex, findPathLikeWords, resolveReference } from './references.js';
+
+/**
+ * Task alignment, pure: BM25 keyword strength, semantic similarity, their fusion, and the
+ * calibration that maps "clearly the file for this task" to 1 without inflating unrelated
+ * tasks. docs/scoring.md gives the formulas and the figures they were tuned on.
+ */
+
+/**
+ * The run's best BM25 match maps to 1 only if it reaches this fraction of the ideal score
+ * (every query term at saturation). Below it, a weak best match stays weak: an unrelated
+ * task does not promote its accidental best hit to the primary tier.
+ */
+export const KEYWORD_FLOOR_FRACTION = 0.3;
+/** Cosine spread above the run's median that counts as a full-strength semantic match. */
+export const SEMANTIC_MIN_SPREAD = 0.12;
+/** Hybrid: weight of the keyword side in the convex combination. */
+export const HYBRID_KEYWORD_WEIGHT = 0.5;
+/** The fused best match maps to 1 only when it reaches this value. */
+export const FUSED_FLOOR = 0.5;
+/** Files within this fraction of the run's best match all count as full matches (1). */
+export const TOP_BAND = 0.85;
+/** Below the top band, alignment falls with the square of the match ratio: related files stay mid-range, the long tail of files sharing one common word drops out. */
+export const ALIGNMENT_GAMMA = 2;
+/** When the task names files exactly, every other file's alignment is capped below them. */
+export const NAMED_OTHERS_CAP = 0.9;
+
+export interface KeywordAlignment {
+  /** Calibrated [0,1] per path (absent = 0). */
+  scores: Map<string, number>;
+  raw: Map<string, number>;
+  ranks: Map<string, number>;
+  queryTerms: string[];
+}
+
+export function keywordAlignment(task: string, files: CandidateFile[]): KeywordAlignment {
+  const { scores: raw, queryTerms, idealScore } = scoreBm25(files, task);
+  let best = 0;
+  for (const s of raw.values()) best = Math.max(best, s);
+  const denominator = Math.max(best, KEYWORD_FLOOR_FRACTION * idealScore);
+  const scores = new Map<string, number>();
+  if (denominator > 0) for (const [path, s] of raw) scores.set(path, Math.min(1, s / denominator));
+  return { scores, raw, ranks: rankOf(raw), queryTerms };
+}
+
+/**
+ * Semantic similarities (cosine, any baseline) to [0,1]: the run's median file is the zero
+ * point (embedding spaces put unrelated texts at a positive cosine), the best file is 1
+ * unless it stands less than SEMANTIC_MIN_SPREAD above the median.
+ */
+export function calibrateSemantic(similarities: Map<string, number>, paths: string[]): Map<string, number> {
+  const values = paths.map((p) => similarities.get(p) ?? Number.NaN).filter((v) => Number.isFinite(v));
+  const out = new Map<string, number>();
+  if (values.length === 0) return out;
+  const sorted = [...values].sort((a, b) => a - b);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)] as number;
+  const best = sorted[sorted.length - 1] as number;
+  const spread = Math.max(best - median, SEMANTIC_MIN_SPREAD);
+  for (const p of paths) {
+    const v = similarities.get(p);
+    if (v === undefined || !Number.isFinite(v)) continue;
+    out.set(p, clamp01((v - median) / spread));
+  }
+  return out;
+}
+
+/**
+ * Hybrid fusion: h = w*K + (1-w)*S, then normalised against the run's best h (at least
+ * FUSED_FLOOR), so the file both signals agree on is 1 and one-sided matches sit in between.
+ */
+export function fuseAlignment(keyword: Map<string, number>, semantic: Map<string, number>, paths: string[], keywordWeight = HYBRID_KEYWORD_WEIGHT): Map<string, number> {
+  const fused = new Map<string, number>();
+  let best = 0;
+  for (const p of paths) {
+    const h = keywordWeight * (keyword.get(p) ?? 0) + (1 - keywordWeight) * (semantic.get(p) ?? 0);
+    fused.set(p, h);
+    best = Math.max(best, h);
+  }
+  const denominator = Math.max(best, FUSED_FLOOR);
+  for (const [p, h] of fused) fused.set(p, h / denominator);
+  return fused;
+}
+
+/**
+ * The final shape of a [0,1] match ratio (file strength / run's best, floored):
+ * a = min(1, r / TOP_BAND)^GAMMA. See docs/scoring.md for the figures behind the constants.
+ */
+export function shapeAlignment(ratios: Map<string, number>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [p, r] of ratios) out.set(p, Math.min(1, clamp01(r) / TOP_BAND) ** ALIGNMENT_GAMMA);
+  return out;
+}
+
+/**
+ * Files the task names exactly: a full root-relative path, a unique path suffix, or a unique
+ * file name with its extension (`http-client.ts`). Ambiguous names promote nothing.
+ */
+export function namedInTask(task: string, paths: string[]): Set<string> {
+  const index = buildPathIndex(paths);
+  const named = new Set<string>();
+  for (const word of findPathLikeWords(task)) {
+    const r = resolveReference(word.replace(/^@/, ''), index);
+    if (r.kind === 'file') named.add(r.path);
+  }
+  return named;
+}
+
+/** Named files get 1; everyone else is capped just below them. */
+export function promoteNamed(scores: Map<string, number>, named: Set<string>, paths: string[]): Map<string, number> {
+  if (named.size === 0) return scores;
+  const out = new Map<string, number>();
+  for (const p of paths) out.set(p, named.has(p) ? 1 : Math.min(scores.get(p) ?? 0, 1) * NAMED_OTHERS_CAP);
+  return out;
+}
+
+function rankOf(scores: Map<string, number>): Map<string, number> {
+  const ordered = [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  return new Map(ordered.map(([p], i) => [p, i + 1]));
+}

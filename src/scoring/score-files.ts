@@ -1,0 +1,133 @@
+import type { Config, FactorName, FactorScore, FactorScores, RunContext, ScoredFile, Signal, SignalDeps, SignalInput, Embedder } from '../types.js';
+import { FACTOR_NAMES } from '../types.js';
+import type { ScoreResult, ScoreStage } from '../stages.js';
+import { resolveCacheDir } from '../cache/cache-dir.js';
+import { classifyFiles } from './classify.js';
+import { round6 } from './numbers.js';
+import { bindSemanticAlignment, defaultEmbedderFactory, type EmbedderFactory } from './semantic-adapter.js';
+import { defaultSignals, mentionedInTask, MENTION_FLOOR, RECENCY_FLOOR, type SemanticOutcome } from './signals/index.js';
+
+export interface ScoreStageOptions {
+  root: string;
+  config: Config;
+}
+
+export interface ScoreStageDeps {
+  /** Replace the signal registry (tests, experiments). Semantic alignment is then the caller's business. */
+  signals?: Signal[];
+  /** Build the embedder for semantic/hybrid alignment; default: transformers.js, loaded lazily. */
+  embedderFactory?: EmbedderFactory;
+}
+
+/** What a factor falls back to when its signal fails or skips a file: "no evidence". */
+export const NEUTRAL_FACTOR: Record<FactorName, number> = {
+  task_alignment: 0,
+  recency: RECENCY_FLOOR,
+  mention_density: MENTION_FLOOR,
+  dependency_depth: 0,
+  file_type: 0.5,
+};
+
+/**
+ * The score stage: classify every candidate once, run the signal registry in order (each
+ * signal sees the factors of the earlier ones), then relevance = sum(weight_i * score_i)
+ * with the configured weights. Files come back sorted by relevance, ties by path.
+ */
+export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDeps = {}): ScoreStage {
+  return async ({ task, collected }, ctx) => {
+    const { files, git } = collected;
+    const config = ctx.config;
+    const method = config.relevance_scoring.scoring_method;
+    const categories = classifyFiles(files.map((f) => f.path), config);
+    const outcome: SemanticOutcome = { modelId: null };
+    let embedder: Embedder | null = null;
+    let signals = deps.signals;
+    if (signals === undefined) {
+      if (method !== 'keyword' && files.length > 0) embedder = await loadEmbedder(options, deps, ctx);
+      const cacheDir = resolveCacheDir(options.root, config);
+      signals = defaultSignals({
+        semantic: embedder ? bindSemanticAlignment(embedder, { root: options.root, cacheDir }) : null,
+        outcome,
+        // the factory records why it returned no embedder; do not say it twice
+        fallbackNoted: method !== 'keyword',
+      });
+    }
+
+    const prior = new Map<string, Partial<FactorScores>>(files.map((f) => [f.path, {}]));
+    const input: SignalInput = { task, files, git, nowMs: ctx.nowMs, prior, categories };
+    const signalDeps: SignalDeps = embedder ? { embedder } : {};
+    for (const [i, signal] of signals.entries()) {
+      ctx.reporter.progress('scoring', i, signals.length);
+      const scores = await runSignal(signal, input, ctx, signalDeps);
+      for (const f of files) {
+        const factor = scores?.get(f.path) ?? { raw: 0, score: NEUTRAL_FACTOR[signal.name], detail: 'not scored (neutral)' };
+        (prior.get(f.path) as Partial<FactorScores>)[signal.name] = factor;
+      }
+    }
+    ctx.reporter.progress('scoring', signals.length, signals.length);
+
+    const inTask = mentionedInTask(task, files);
+    const scored: ScoredFile[] = files.map((f) => {
+      const factors = completeFactors(prior.get(f.path) ?? {});
+      return {
+        path: f.path,
+        category: categories.get(f.path) ?? 'documentation',
+        factors,
+        relevance: composite(factors, config),
+        mentionedInTask: inTask.has(f.path),
+      };
+    });
+    scored.sort(compareScored);
+    const result: ScoreResult = { files: scored, method, embeddingModel: outcome.modelId };
+    return result;
+  };
+}
+
+/** relevance = sum over factors of weight * score, clamped to [0,1] and rounded for stable records. */
+export function composite(factors: FactorScores, config: Config): number {
+  const weights = config.relevance_scoring.factors;
+  let total = 0;
+  for (const name of FACTOR_NAMES) total += weights[name].weight * factors[name].score;
+  return round6(Math.min(1, Math.max(0, total)));
+}
+
+/** Relevance descending, then path ascending. */
+export function compareScored(a: { path: string; relevance: number }, b: { path: string; relevance: number }): number {
+  return b.relevance - a.relevance || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+}
+
+function completeFactors(partial: Partial<FactorScores>): FactorScores {
+  const out = {} as FactorScores; // filled for every FACTOR_NAMES entry just below
+  for (const name of FACTOR_NAMES) out[name] = partial[name] ?? { raw: 0, score: NEUTRAL_FACTOR[name], detail: 'no signal registered (neutral)' };
+  return out;
+}
+
+async function runSignal(signal: Signal, input: SignalInput, ctx: RunContext, deps: SignalDeps): Promise<Map<string, FactorScore> | null> {
+  try {
+    const scores = await signal.score(input, ctx, deps);
+    for (const [path, factor] of scores) {
+      if (!Number.isFinite(factor.score) || factor.score < 0 || factor.score > 1) {
+        ctx.warnings.push(`${signal.name}: score ${factor.score} for ${path} is outside [0,1]; neutral value used`);
+        scores.set(path, { raw: factor.raw, score: NEUTRAL_FACTOR[signal.name], detail: 'invalid score (neutral)' });
+      }
+    }
+    return scores;
+  } catch (error) {
+    ctx.warnings.push(`${signal.name}: signal failed (${error instanceof Error ? error.message : String(error)}); every file gets the neutral value`);
+    return null;
+  }
+}
+
+async function loadEmbedder(options: ScoreStageOptions, deps: ScoreStageDeps, ctx: RunContext): Promise<Embedder | null> {
+  const factory = deps.embedderFactory ?? defaultEmbedderFactory;
+  try {
+    const embedder = await factory(ctx.config, { root: options.root, cacheDir: resolveCacheDir(options.root, ctx.config), reporter: ctx.reporter, warnings: ctx.warnings });
+    if (embedder === null && !ctx.warnings.some((w) => w.includes('keyword'))) {
+      ctx.warnings.push('task_alignment: no embedding model is available; using keyword alignment');
+    }
+    return embedder;
+  } catch (error) {
+    ctx.warnings.push(`task_alignment: the embedding model could not be loaded (${error instanceof Error ? error.message : String(error)}); using keyword alignment`);
+    return null;
+  }
+}

@@ -1,0 +1,36 @@
+import { join } from 'node:path';
+import type { CandidateFile, Config, Embedder, Reporter, RunContext } from '../types.js';
+
+/**
+ * The one place the score stage touches src/scoring/semantic/ (the embeddings area). Both
+ * modules are imported lazily: the embedding runtime is heavy and keyword runs never need it.
+ */
+
+export interface SemanticScores {
+  /** Raw similarity per path (cosine of the task with the file's best chunks, in [-1, 1]). */
+  scores: Map<string, number>;
+  modelId: string;
+}
+
+/** Semantic alignment bound to an embedder and cache directory: what the signal calls. */
+export type SemanticAlignment = (input: { task: string; files: CandidateFile[] }, ctx: RunContext) => Promise<SemanticScores>;
+
+/** Builds the embedder; returns null (having recorded why in `warnings`) when no model can be loaded. */
+export type EmbedderFactory = (
+  config: Config,
+  options: { root: string; cacheDir: string; reporter: Reporter; warnings?: string[] },
+) => Promise<Embedder | null>;
+
+/** The production embedder factory (transformers.js behind it), imported on first use. */
+export const defaultEmbedderFactory: EmbedderFactory = async (config, options) => {
+  const { createEmbedder } = await import('./semantic/embedder.js');
+  return createEmbedder(config, options);
+};
+
+/** Bind semantic alignment to an embedder; the ANN index lives under `<root>/.aiwg/rag/index/`. */
+export function bindSemanticAlignment(embedder: Embedder, options: { root: string; cacheDir: string }): SemanticAlignment {
+  return async (input, ctx) => {
+    const { semanticAlignment } = await import('./semantic/semantic-alignment.js');
+    return semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir, indexDir: join(options.root, '.aiwg', 'rag', 'index') });
+  };
+}

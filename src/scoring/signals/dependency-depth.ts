@@ -1,0 +1,51 @@
+import type { FactorScore, Signal } from '../../types.js';
+import { buildImportGraph, distancesFrom } from '../import-graph/index.js';
+import { round6 } from '../numbers.js';
+import { mentionedInTask } from './mention-density.js';
+
+/**
+ * dependency_depth: distance in the import graph (imports and importers alike) from the seed
+ * set: the task's @-mentioned files plus its best-aligned files (the SEED_MAX best with at
+ * least SEED_MIN_ALIGNMENT, and every file at alignment 1). score = 1 - d / (max_depth + 1): a seed is 1, with max_depth 3
+ * its direct neighbours 0.75, then 0.5, 0.25, and 0 beyond max_depth or when unreachable.
+ * Runs after task_alignment in the registry and reads it from `prior`.
+ */
+export const SEED_MAX = 5;
+export const SEED_MIN_ALIGNMENT = 0.6;
+
+export const dependencyDepthSignal: Signal = {
+  name: 'dependency_depth',
+  score(input, ctx) {
+    const maxDepth = ctx.config.relevance_scoring.factors.dependency_depth.max_depth;
+    const seeds = seedFiles(input);
+    const graph = buildImportGraph(input.files);
+    ctx.warnings.push(...graph.warnings);
+    const distance = distancesFrom(seeds, graph, maxDepth);
+    const out = new Map<string, FactorScore>();
+    for (const f of input.files) {
+      const d = distance.get(f.path);
+      const edges = (graph.imports.get(f.path)?.length ?? 0) + (graph.importers.get(f.path)?.length ?? 0);
+      if (d === undefined) {
+        const why = seeds.length === 0 ? 'no seed file (nothing aligned or mentioned)' : `not within ${maxDepth} imports of a seed`;
+        out.set(f.path, { raw: -1, score: 0, detail: `${why}; ${edges} import edges` });
+      } else {
+        out.set(f.path, { raw: d, score: round6(1 - d / (maxDepth + 1)), detail: `${d === 0 ? 'seed' : `depth ${d} from a seed`}; ${edges} import edges` });
+      }
+    }
+    return out;
+  },
+};
+
+/** The task's @-mentioned files and its top-aligned files, sorted. */
+export function seedFiles(input: Parameters<Signal['score']>[0]): string[] {
+  const seeds = mentionedInTask(input.task, input.files);
+  const aligned: Array<[string, number]> = [];
+  for (const f of input.files) {
+    const a = input.prior.get(f.path)?.task_alignment?.score ?? 0;
+    if (a >= SEED_MIN_ALIGNMENT) aligned.push([f.path, a]);
+  }
+  aligned.sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1));
+  // every full match (alignment 1) is a seed even past SEED_MAX: ties must not be cut by path order
+  for (const [i, [p, a]] of aligned.entries()) if (i < SEED_MAX || a >= 1) seeds.add(p);
+  return [...seeds].sort();
+}

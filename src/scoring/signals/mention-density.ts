@@ -1,0 +1,66 @@
+import type { CandidateFile, FactorScore, Signal } from '../../types.js';
+import { round6 } from '../numbers.js';
+import { buildPathIndex, findAtReferences, resolveReference, type PathIndex } from '../references.js';
+
+/**
+ * mention_density: weighted @-mentions of each file, through a saturating curve.
+ *   w = 3 * (task mentions) + 1 * (mentions in .aiwg/ artifacts and agent instruction files)
+ *       + 0.5 * (mentions in other candidate files); a directory mention (`@src/auth/`) gives
+ *       each file under it a quarter of that weight.
+ *   score = FLOOR + (1 - FLOOR) * (1 - exp(-w / K))
+ * FLOOR is the neutral prior: most relevant files are never mentioned, so silence is no
+ * evidence against a file. A file's mentions of itself do not count; mentions that resolve
+ * outside the root or to several files (`@index.ts` with two index.ts) are ignored.
+ */
+export const MENTION_FLOOR = 0.3;
+export const MENTION_SATURATION_K = 2;
+export const MENTION_WEIGHTS = { task: 3, artifact: 1, other: 0.5 } as const;
+const DIRECTORY_SHARE = 0.25;
+
+/** Agent instruction files and aiwg artifacts: where a mention is a deliberate pointer. */
+const ARTIFACT_PATH =
+  /^\.aiwg\/|(?:^|\/)(?:AGENTS|CLAUDE|GEMINI|COPILOT)\.md$|(?:^|\/)\.(?:cursorrules|windsurfrules|clinerules)$|^\.github\/copilot-instructions\.md$|^\.(?:cursor|claude|windsurf|clinerules)\//i;
+
+export const mentionDensitySignal: Signal = {
+  name: 'mention_density',
+  score(input) {
+    const index = buildPathIndex(input.files.map((f) => f.path));
+    const counts = new Map<string, { task: number; artifact: number; other: number }>();
+    const add = (path: string, kind: 'task' | 'artifact' | 'other', amount: number) => {
+      const c = counts.get(path) ?? { task: 0, artifact: 0, other: 0 };
+      c[kind] += amount;
+      counts.set(path, c);
+    };
+    for (const ref of findAtReferences(input.task)) credit(ref, index, null, (p, share) => add(p, 'task', share));
+    for (const file of input.files) {
+      const kind = ARTIFACT_PATH.test(file.path) ? 'artifact' : 'other';
+      for (const ref of findAtReferences(file.content)) credit(ref, index, file.path, (p, share) => add(p, kind, share));
+    }
+    const out = new Map<string, FactorScore>();
+    for (const f of input.files) {
+      const c = counts.get(f.path) ?? { task: 0, artifact: 0, other: 0 };
+      const w = MENTION_WEIGHTS.task * c.task + MENTION_WEIGHTS.artifact * c.artifact + MENTION_WEIGHTS.other * c.other;
+      const score = MENTION_FLOOR + (1 - MENTION_FLOOR) * (1 - Math.exp(-w / MENTION_SATURATION_K));
+      out.set(f.path, { raw: round6(w), score: round6(score), detail: `task ${fmt(c.task)}, artifacts ${fmt(c.artifact)}, other files ${fmt(c.other)}` });
+    }
+    return out;
+  },
+};
+
+/** Files the task @-mentions by name (a mentioned directory does not flag every file under it). */
+export function mentionedInTask(task: string, files: CandidateFile[] | PathIndex): Set<string> {
+  const index = Array.isArray(files) ? buildPathIndex(files.map((f) => f.path)) : files;
+  const out = new Set<string>();
+  for (const ref of findAtReferences(task)) credit(ref, index, null, (p, share) => share === 1 && out.add(p));
+  return out;
+}
+
+function credit(ref: string, index: PathIndex, self: string | null, give: (path: string, share: number) => void): void {
+  const r = resolveReference(ref, index);
+  if (r.kind === 'file' && r.path !== self) give(r.path, 1);
+  else if (r.kind === 'directory') for (const p of r.paths) if (p !== self) give(p, DIRECTORY_SHARE);
+}
+
+function fmt(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(2);
+}

@@ -1,0 +1,61 @@
+import type { FactorScore, Signal } from '../../types.js';
+import { round6 } from '../numbers.js';
+
+/**
+ * recency: half-life decay of the time since a file last changed.
+ *   score = FLOOR + (1 - FLOOR) * 0.5^(age_days / decay_days)
+ * Last change = the last commit touching the file (one `git log` pass at collect time); a
+ * dirty file (modified, staged, untracked) changed just now; a file git does not know falls
+ * back to its mtime. FLOOR is the "no evidence" value: an old file is not evidence against
+ * relevance, so it is not pushed below the neutral prior (docs/scoring.md, calibration).
+ */
+export const RECENCY_FLOOR = 0.3;
+/** Below this spread of decay values across the candidates, recency says nothing (shallow clone, one-commit import). */
+export const RECENCY_MIN_SPREAD = 0.05;
+const DAY_MS = 86_400_000;
+
+export const recencySignal: Signal = {
+  name: 'recency',
+  score(input, ctx) {
+    const out = new Map<string, FactorScore>();
+    const { git, files, nowMs } = input;
+    if (!git.isRepo) {
+      ctx.warnings.push('recency: not a git repository, so every file gets the neutral recency score');
+      for (const f of files) out.set(f.path, { raw: 0, score: RECENCY_FLOOR, detail: 'not a git repository (neutral)' });
+      return out;
+    }
+    const halfLife = ctx.config.relevance_scoring.factors.recency.decay_days;
+    const ages = new Map<string, { days: number; source: string }>();
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const f of files) {
+      const age = ageOf(f.path, f.mtimeMs, input);
+      ages.set(f.path, age);
+      const decay = 0.5 ** (age.days / halfLife);
+      lo = Math.min(lo, decay);
+      hi = Math.max(hi, decay);
+    }
+    const informative = files.length < 2 || hi - lo >= RECENCY_MIN_SPREAD;
+    if (!informative) {
+      ctx.warnings.push(
+        `recency: every candidate file last changed within the same short window${git.isShallow ? ' (shallow clone)' : ''}, so recency does not tell them apart; neutral score used`,
+      );
+    } else if (git.isShallow) {
+      ctx.warnings.push('recency: shallow clone, so last-commit times are partial (files older than the clone depth look as old as its oldest commit)');
+    }
+    for (const f of files) {
+      const age = ages.get(f.path) as { days: number; source: string };
+      const decay = 0.5 ** (age.days / halfLife);
+      const score = informative ? RECENCY_FLOOR + (1 - RECENCY_FLOOR) * decay : RECENCY_FLOOR;
+      out.set(f.path, { raw: round6(age.days), score: round6(score), detail: `${age.source}, ${age.days.toFixed(1)} days ago, half-life ${halfLife} d${informative ? '' : ' (not discriminating: neutral)'}` });
+    }
+    return out;
+  },
+};
+
+function ageOf(path: string, mtimeMs: number, input: Parameters<Signal['score']>[0]): { days: number; source: string } {
+  if (input.git.dirty.has(path)) return { days: 0, source: 'modified in the working tree' };
+  const commit = input.git.lastCommitMs.get(path);
+  if (commit !== undefined) return { days: Math.max(0, input.nowMs - commit) / DAY_MS, source: 'last commit' };
+  return { days: Math.max(0, input.nowMs - mtimeMs) / DAY_MS, source: 'file mtime (no commit found)' };
+}

@@ -1,0 +1,76 @@
+import type { FactorScore, Signal } from '../../types.js';
+import { calibrateSemantic, fuseAlignment, keywordAlignment, namedInTask, promoteNamed, shapeAlignment } from '../alignment.js';
+import { round6 } from '../numbers.js';
+import type { SemanticAlignment } from '../semantic-adapter.js';
+
+/** What the alignment signal reports back to the score stage about the semantic side. */
+export interface SemanticOutcome {
+  modelId: string | null;
+}
+
+/**
+ * task_alignment: keyword (BM25), semantic (embeddings) or hybrid, per
+ * relevance_scoring.scoring_method. Without an embedder (none configured, model missing,
+ * runtime failure) it falls back to keyword and says so in ctx.warnings.
+ */
+export interface TaskAlignmentOptions {
+  /** Semantic alignment bound to an embedder; null/absent = keyword only. */
+  semantic?: SemanticAlignment | null;
+  /** Receives the embedding model id when semantic alignment ran. */
+  outcome?: SemanticOutcome;
+  /** The missing embedder was already explained in ctx.warnings (by the score stage). */
+  fallbackNoted?: boolean;
+}
+
+export function createTaskAlignmentSignal(options: TaskAlignmentOptions = {}): Signal {
+  return {
+    name: 'task_alignment',
+    async score(input, ctx) {
+      const method = ctx.config.relevance_scoring.scoring_method;
+      const paths = input.files.map((f) => f.path);
+      const keyword = keywordAlignment(input.task, input.files);
+      let semanticRaw: Map<string, number> | null = null;
+      if (method !== 'keyword') semanticRaw = await runSemantic(options, input, ctx);
+      const semantic = semanticRaw ? calibrateSemantic(semanticRaw, paths) : null;
+
+      let combined: Map<string, number>;
+      if (semantic === null) combined = keyword.scores;
+      else if (method === 'semantic') combined = fuseAlignment(keyword.scores, semantic, paths, 0);
+      else combined = fuseAlignment(keyword.scores, semantic, paths);
+      const named = namedInTask(input.task, paths);
+      const final = promoteNamed(shapeAlignment(combined), named, paths);
+
+      const out = new Map<string, FactorScore>();
+      for (const path of paths) {
+        const bm25 = keyword.raw.get(path) ?? 0;
+        const parts = [`bm25 ${bm25.toFixed(2)}${keyword.ranks.has(path) ? ` (rank ${keyword.ranks.get(path)}/${keyword.raw.size})` : ''}`];
+        if (semanticRaw) parts.push(`semantic ${(semanticRaw.get(path) ?? 0).toFixed(3)}`);
+        if (named.has(path)) parts.push('named in the task');
+        const raw = semanticRaw && method === 'semantic' ? (semanticRaw.get(path) ?? 0) : bm25;
+        out.set(path, { raw: round6(raw), score: round6(final.get(path) ?? 0), detail: parts.join('; ') });
+      }
+      return out;
+    },
+  };
+}
+
+async function runSemantic(
+  options: TaskAlignmentOptions,
+  input: Parameters<Signal['score']>[0],
+  ctx: Parameters<Signal['score']>[1],
+): Promise<Map<string, number> | null> {
+  const method = ctx.config.relevance_scoring.scoring_method;
+  if (!options.semantic) {
+    if (options.fallbackNoted !== true) ctx.warnings.push(`task_alignment: scoring_method is ${method} but no embedding model is available; fell back to keyword (BM25) alignment`);
+    return null;
+  }
+  try {
+    const result = await options.semantic({ task: input.task, files: input.files }, ctx);
+    if (options.outcome) options.outcome.modelId = result.modelId;
+    return result.scores;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    ctx.warnings.push(`task_alignment: semantic alignment failed (${reason}); fell back to keyword (BM25) alignment`);
+    return null;
+  }
+}

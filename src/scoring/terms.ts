@@ -1,0 +1,85 @@
+/**
+ * Text to index terms: identifiers split on camelCase, PascalCase, snake_case, kebab-case and
+ * digits, lower-cased, stopwords dropped, lightly stemmed. Used for both documents and the task
+ * so `retryLoop`, `retry_loop` and "retry loop" meet on the same terms.
+ */
+
+/** Longest run of characters treated as one word; longer runs are minified/encoded noise. */
+const MAX_WORD_CHARS = 64;
+const MIN_TERM_CHARS = 2;
+
+const STOPWORDS = new Set(
+  (
+    'a an and are as at be been but by can could did do does doing for from had has have how i if in into is it its ' +
+    'me my no not of on or our please should so some than that the their them then there these they this those to ' +
+    'too up us was we were what when where which while who why will with would you your ' +
+    // task boilerplate that says nothing about which file matters
+    'add adding make makes change changes changed update updates fix fixes fixed use uses using need needs want ' +
+    'new also just like get set via sure way'
+  ).split(' '),
+);
+
+/** Split an identifier or phrase into lower-case words (no stemming, no stopword removal). */
+export function splitIdentifier(text: string): string[] {
+  const words: string[] = [];
+  for (const chunk of text.split(/[^A-Za-z0-9]+/)) {
+    if (chunk === '') continue;
+    const parts = chunk
+      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+      .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+      .replace(/([A-Za-z])([0-9])/g, '$1 $2')
+      .replace(/([0-9])([A-Za-z])/g, '$1 $2')
+      .split(' ');
+    for (const part of parts) if (part !== '') words.push(part.toLowerCase());
+  }
+  return words;
+}
+
+/**
+ * Index terms of a text: split words, plus the whole identifier when it was compound
+ * (`tokenBudget` gives `token`, `budget` and `tokenbudget`), stopwords removed, stemmed.
+ */
+export function extractTerms(text: string): string[] {
+  const terms: string[] = [];
+  const re = /[A-Za-z0-9_$-]+/g;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const raw = m[0];
+    if (raw.length > MAX_WORD_CHARS) continue;
+    const words = splitIdentifier(raw);
+    for (const word of words) pushTerm(terms, word);
+    if (words.length > 1) pushTerm(terms, words.join(''));
+  }
+  return terms;
+}
+
+/** Terms of a root-relative path: every directory and file-name part, extension dropped. */
+export function pathTerms(path: string): string[] {
+  const withoutExt = path.replace(/\.[A-Za-z0-9]+$/, '');
+  return extractTerms(withoutExt.replace(/\//g, ' '));
+}
+
+function pushTerm(out: string[], word: string): void {
+  if (word.length < MIN_TERM_CHARS || STOPWORDS.has(word) || /^[0-9]+$/.test(word)) return;
+  out.push(stem(word));
+}
+
+/**
+ * A light suffix stemmer (a small subset of Porter step 1): plurals, -ing, -ed, -ly, -er, -ation.
+ * Enough for "retries"/"retry", "parsing"/"parser"/"parse"; deliberately conservative so
+ * identifiers stay recognisable.
+ */
+export function stem(word: string): string {
+  if (word.length <= 3) return word;
+  let w = word;
+  if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith('sses')) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is')) w = w.slice(0, -1);
+  if (w.length > 5 && w.endsWith('ation')) w = w.slice(0, -5);
+  else if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
+  else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
+  else if (w.length > 4 && w.endsWith('er')) w = w.slice(0, -2);
+  else if (w.length > 4 && w.endsWith('ly')) w = w.slice(0, -2);
+  if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
+  if (w.length > 3 && w.at(-1) === w.at(-2) && !/[aeiouls]/.test(w.at(-1) ?? '')) w = w.slice(0, -1);
+  return w;
+}
