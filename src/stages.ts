@@ -53,6 +53,20 @@ export type LevelsStage = (input: LevelsInput, ctx: RunContext) => Promise<Map<s
 export interface HistoryMessage {
   role: string;
   content: string;
+  /** Tool calls an assistant message made; it is kept only together with their results. */
+  tool_calls?: HistoryToolCall[];
+  /** On a `tool` message: the id of the call it answers. */
+  tool_call_id?: string;
+  /** Optional author name (OpenAI-style `name`). */
+  name?: string;
+}
+
+/** One tool call of an assistant history message. */
+export interface HistoryToolCall {
+  id: string;
+  name: string;
+  /** Arguments as the model wrote them (usually JSON text). */
+  arguments: string;
 }
 
 export interface BudgetPlan {

@@ -1,0 +1,159 @@
+import type { TierName } from '../types.js';
+import type { RenderFormat } from '../stages.js';
+import type { Tokenizer } from '../tokenize/tokenizer.js';
+import { BudgetExceededError } from '../errors.js';
+import { renderDocument, renderHeader } from '../assemble/render.js';
+import { emptyIncluded, type BootHeader } from '../assemble/boot-header.js';
+import type { HistoryItem } from '../assemble/history-window.js';
+import { optionValue, type Candidate } from './candidates.js';
+import { fmt } from './overflow.js';
+import { FILE_TIERS, type FileTier } from './tiers.js';
+
+/** A candidate and the option it holds (-1 = dropped). */
+export interface Placement {
+  candidate: Candidate;
+  choice: number;
+}
+
+/** How the repair loop makes room: step a file down a level, drop it, or refuse (`error`). */
+export type RepairMode = 'degrade' | 'drop' | 'fail';
+export type HeaderMode = 'full' | 'minimal' | 'none';
+
+export interface FitInput {
+  placements: Record<FileTier, Placement[]>;
+  history: HistoryItem[];
+  header: Pick<BootHeader, 'root' | 'task' | 'available'> & { excludedBefore: number };
+  headerMode: HeaderMode;
+  format: RenderFormat;
+  tokenizer: Tokenizer;
+  available: number;
+  mode: RepairMode;
+}
+
+export interface FitResult {
+  rendered: string;
+  tokens: number;
+  placements: Record<FileTier, Placement[]>;
+  history: HistoryItem[];
+  headerMode: HeaderMode;
+  /** Paths stepped down or dropped by the repair loop. */
+  repaired: string[];
+}
+
+/** Header re-renders allowed for its `used` figure to settle (it counts itself). */
+const HEADER_SETTLE_ROUNDS = 4;
+
+/**
+ * Render the context and enforce THE GUARANTEE: tokenizer.count(rendered) <= available. The
+ * allocation already fits by block costs; BPE merges across boundaries or a header longer than
+ * reserved can still tip it over, so after rendering the whole text is counted and, while over,
+ * the lowest-value file is stepped down or dropped (then the oldest history group, then the
+ * header shrinks to its minimal form, then to nothing) and the text re-rendered.
+ */
+export function fitRender(input: FitInput): FitResult {
+  const { format, tokenizer, available } = input;
+  const placements = Object.fromEntries(FILE_TIERS.map((t) => [t, input.placements[t].map((p) => ({ ...p }))])) as Record<FileTier, Placement[]>;
+  let history = [...input.history];
+  let headerMode = input.headerMode;
+  const repaired = new Set<string>();
+
+  for (;;) {
+    const { text, tokens } = renderOnce(placements, history, headerMode, input);
+    if (tokens <= available) return { rendered: text, tokens, placements, history, headerMode, repaired: [...repaired].sort() };
+    if (input.mode === 'fail') {
+      throw new BudgetExceededError(`the rendered context needs ${fmt(tokens)} tokens but ${fmt(available)} are available: raise --max-tokens or use --overflow summarize`);
+    }
+    const excess = tokens - available;
+    let saved = shrinkFiles(placements, excess, input.mode, repaired);
+    while (saved < excess && history.length > 0) {
+      const oldest = history[0]!.group;
+      saved += history.filter((h) => h.group === oldest).reduce((sum, h) => sum + h.cost, 0);
+      history = history.filter((h) => h.group !== oldest);
+    }
+    if (saved > 0) continue;
+    // Nothing is left to remove: the header itself must shrink.
+    headerMode = headerMode === 'full' ? 'minimal' : 'none';
+  }
+}
+
+function renderOnce(
+  placements: Record<FileTier, Placement[]>,
+  history: HistoryItem[],
+  headerMode: HeaderMode,
+  input: FitInput,
+): { text: string; tokens: number } {
+  const { format, tokenizer } = input;
+  if (headerMode === 'none') return { text: '', tokens: 0 };
+  const blocks: Record<TierName, string[]> = { primary: [], supporting: [], reference: [], history: history.map((h) => h.block) };
+  const included = emptyIncluded();
+  let dropped = 0;
+  for (const tier of FILE_TIERS) {
+    for (const p of placements[tier]) {
+      if (p.choice < 0) {
+        dropped++;
+        continue;
+      }
+      const option = p.candidate.options[p.choice]!;
+      blocks[tier].push(option.block);
+      included[tier][option.level] = (included[tier][option.level] ?? 0) + 1;
+    }
+  }
+  const body = renderDocument('', blocks, format);
+  if (headerMode === 'minimal') {
+    const text = renderHeader({ minimal: true, available: input.available }, format) + body;
+    return { text, tokens: tokenizer.count(text) };
+  }
+  const header = (used: number): BootHeader => ({
+    root: input.header.root,
+    task: input.header.task,
+    available: input.header.available,
+    used,
+    included,
+    historyMessages: history.length,
+    excluded: input.header.excludedBefore + dropped,
+  });
+  // Settle the header's `used` figure on the cheap estimate first, then on exact whole counts.
+  const bodyTokens = tokenizer.count(body);
+  let used = bodyTokens;
+  for (let k = 0; k < HEADER_SETTLE_ROUNDS; k++) {
+    const next = tokenizer.count(renderHeader(header(used), format)) + bodyTokens;
+    if (next === used) break;
+    used = next;
+  }
+  let text = renderHeader(header(used), format) + body;
+  let tokens = tokenizer.count(text);
+  for (let k = 0; k < HEADER_SETTLE_ROUNDS && tokens !== used; k++) {
+    used = tokens;
+    text = renderHeader(header(used), format) + body;
+    tokens = tokenizer.count(text);
+  }
+  return { text, tokens };
+}
+
+/**
+ * Step files down (or drop them), lowest value first, until the estimated saving covers
+ * `excess`. Returns the tokens saved by block costs.
+ */
+function shrinkFiles(placements: Record<FileTier, Placement[]>, excess: number, mode: RepairMode, repaired: Set<string>): number {
+  const kept = FILE_TIERS.flatMap((t) => placements[t]).filter((p) => p.choice >= 0);
+  kept.sort((a, b) => optionValue(a.candidate, a.choice) - optionValue(b.candidate, b.choice) || (a.candidate.path < b.candidate.path ? 1 : -1));
+  let saved = 0;
+  for (const p of kept) {
+    if (saved >= excess) break;
+    const options = p.candidate.options;
+    const current = options[p.choice]!;
+    let next = -1;
+    if (mode === 'degrade') {
+      for (let k = p.choice + 1; k < options.length; k++) {
+        if (options[k]!.cost < current.cost) {
+          next = k;
+          break;
+        }
+      }
+    }
+    saved += current.cost - (next >= 0 ? options[next]!.cost : 0);
+    p.choice = next;
+    repaired.add(p.candidate.path);
+  }
+  return saved;
+}

@@ -1,0 +1,69 @@
+import type { Level, TierName } from '../types.js';
+import { LEVELS, TIER_NAMES } from '../config/schema.js';
+
+/**
+ * The boot header of spec 001 section 7, adapted to a budgeted context: enough for the model
+ * to orient (where, what task, how much budget, what was included) without reading everything.
+ */
+export interface BootHeader {
+  root: string;
+  task: string;
+  /** plan.available. */
+  available: number;
+  /** Tokens of the whole rendered context, this header included. */
+  used: number;
+  /** Files per tier and level. */
+  included: Record<Exclude<TierName, 'history'>, Partial<Record<Level, number>>>;
+  /** History messages kept. */
+  historyMessages: number;
+  /** Files excluded by relevance or budget (the record lists them). */
+  excluded: number;
+}
+
+/** Longest task text the header repeats; the agent receives the task itself anyway. */
+export const MAX_HEADER_TASK_CHARS = 400;
+
+/** The header's facts as `Key: value` lines, shared by the text formats. */
+export function headerLines(header: BootHeader): string[] {
+  const tiers = (['primary', 'supporting', 'reference'] as const).map((tier) => `${tier} ${describeTier(header.included[tier])}`);
+  tiers.push(`history ${header.historyMessages} message${header.historyMessages === 1 ? '' : 's'}`);
+  return [
+    `Root: ${header.root}`,
+    `Task: ${headerTask(header.task)}`,
+    `Budget: ${header.available} tokens available, ${header.used} used`,
+    `Included: ${tiers.join('; ')}`,
+    `Excluded: ${header.excluded} file${header.excluded === 1 ? '' : 's'} (see the budget record)`,
+  ];
+}
+
+/** The task on one line, capped at MAX_HEADER_TASK_CHARS. */
+export function headerTask(task: string): string {
+  const flat = task.replace(/\s+/g, ' ').trim();
+  return flat.length <= MAX_HEADER_TASK_CHARS ? flat : `${flat.slice(0, MAX_HEADER_TASK_CHARS - 1)}…`;
+}
+
+/** The one line of the smallest valid header, used when the budget cannot hold the full one. */
+export function minimalHeaderLine(available: number): string {
+  return `Budget: ${available} tokens available; too small for any file`;
+}
+
+/** An empty count table for every tier. */
+export function emptyIncluded(): BootHeader['included'] {
+  return { primary: {}, supporting: {}, reference: {} };
+}
+
+/** Worst case for reserving header tokens: every level of every tier at the largest count. */
+export function worstCaseHeader(base: Omit<BootHeader, 'included' | 'used' | 'historyMessages' | 'excluded'>, counts: { files: Record<TierName, number>; messages: number; excluded: number }): BootHeader {
+  const included = emptyIncluded();
+  for (const tier of TIER_NAMES) {
+    if (tier === 'history') continue;
+    for (const level of LEVELS) included[tier][level] = counts.files[tier];
+  }
+  return { ...base, used: base.available, included, historyMessages: counts.messages, excluded: counts.excluded };
+}
+
+function describeTier(levels: Partial<Record<Level, number>>): string {
+  const parts = LEVELS.filter((level) => (levels[level] ?? 0) > 0).map((level) => `${level} ${levels[level]}`);
+  const total = LEVELS.reduce((n, level) => n + (levels[level] ?? 0), 0);
+  return parts.length === 0 ? '0 files' : `${total} file${total === 1 ? '' : 's'} (${parts.join(', ')})`;
+}

@@ -1,0 +1,45 @@
+import type { Level, TierName } from '../../types.js';
+import type { RenderFormat } from '../../stages.js';
+import type { BootHeader } from '../boot-header.js';
+
+/** One file at one level, ready to wrap. `tokens` is the content's token count. */
+export interface FileBlockInput {
+  path: string;
+  level: Level;
+  content: string;
+  tokens: number;
+  truncated?: boolean;
+}
+
+/** One history message, ready to wrap. `index` is its position in the input history. */
+export interface MessageBlockInput {
+  index: number;
+  role: string;
+  content: string;
+  tokens: number;
+  toolCallId?: string;
+  truncated?: boolean;
+}
+
+/** A tier's rendered blocks, in order. */
+export interface RenderedSection {
+  tier: TierName;
+  blocks: string[];
+}
+
+/**
+ * An output format: one file in src/assemble/formats registered in index.ts.
+ * Every block is followed by `blockSeparator` (counted in the block's cost), so the cost of a
+ * document is its header, its section wrappers and the sum of its blocks.
+ */
+export interface OutputFormat {
+  readonly id: RenderFormat;
+  readonly blockSeparator: string;
+  fileBlock(input: FileBlockInput): string;
+  messageBlock(input: MessageBlockInput): string;
+  header(header: BootHeader): string;
+  /** The smallest valid header, for budgets too small for the full one. */
+  minimalHeader(available: number): string;
+  /** Header text (from `header` or `minimalHeader`) plus the sections. */
+  document(header: string, sections: RenderedSection[]): string;
+}

@@ -1,0 +1,37 @@
+import type { TierName } from '../../types.js';
+import type { OutputFormat } from './format.js';
+import { fenceFor, languageHint, safeRole, singleLine } from './escape.js';
+import { headerLines, minimalHeaderLine } from '../boot-header.js';
+
+const TIER_TITLES: Record<TierName, string> = {
+  primary: 'Primary context',
+  supporting: 'Supporting context',
+  reference: 'Reference context',
+  history: 'Conversation history',
+};
+
+/**
+ * Markdown: a heading per file with its level and tokens, content in a fence longer than any
+ * backtick run inside it (so a file cannot close its own fence).
+ */
+export const markdownFormat: OutputFormat = {
+  id: 'markdown',
+  blockSeparator: '\n\n',
+  fileBlock: ({ path, level, content, tokens, truncated }) => {
+    const fence = fenceFor(content);
+    return `### ${singleLine(path)}\n\nlevel: ${level} · tokens: ${tokens}${truncated ? ' · truncated' : ''}\n\n${fence}${languageHint(path)}\n${content}\n${fence}`;
+  },
+  messageBlock: ({ index, role, content, tokens, toolCallId, truncated }) => {
+    const fence = fenceFor(content);
+    const call = toolCallId === undefined ? '' : ` · tool_call_id: ${singleLine(toolCallId)}`;
+    return `### message ${index} · ${safeRole(role)}${call}\n\ntokens: ${tokens}${truncated ? ' · truncated' : ''}\n\n${fence}text\n${content}\n${fence}`;
+  },
+  header: (header) => `# Context\n\n${headerLines(header).map((line) => `- ${singleLine(line)}`).join('\n')}\n\n`,
+  minimalHeader: (available) => `# Context\n\n- ${minimalHeaderLine(available)}\n\n`,
+  document: (header, sections) =>
+    header +
+    sections
+      .filter((s) => s.blocks.length > 0)
+      .map((s) => `## ${TIER_TITLES[s.tier]}\n\n${s.blocks.map((b) => b + '\n\n').join('')}`)
+      .join(''),
+};

@@ -1,0 +1,25 @@
+import type { OutputFormat } from './format.js';
+import { escapeAttribute, neutraliseTags, safeRole } from './escape.js';
+import { headerLines, minimalHeaderLine } from '../boot-header.js';
+
+/**
+ * The default format, spec 001 section 5's `context` role: each file in a
+ * `<context path level tokens>` element, tiers in `<tier name>` elements, the boot header in
+ * `<boot>`. Content is data: wrapper-closing and role tags inside it are neutralised.
+ */
+export const xmlFormat: OutputFormat = {
+  id: 'xml',
+  blockSeparator: '\n',
+  fileBlock: ({ path, level, content, tokens, truncated }) =>
+    `<context path="${escapeAttribute(path)}" level="${level}" tokens="${tokens}"${truncated ? ' truncated="true"' : ''}>\n${neutraliseTags(content)}\n</context>`,
+  messageBlock: ({ index, role, content, tokens, toolCallId, truncated }) =>
+    `<message index="${index}" role="${safeRole(role)}"${toolCallId === undefined ? '' : ` tool_call_id="${escapeAttribute(toolCallId)}"`} tokens="${tokens}"${truncated ? ' truncated="true"' : ''}>\n${neutraliseTags(content)}\n</message>`,
+  header: (header) => `<boot>\n${neutraliseTags(headerLines(header).join('\n'))}\n</boot>\n`,
+  minimalHeader: (available) => `<boot>\n${minimalHeaderLine(available)}\n</boot>\n`,
+  document: (header, sections) =>
+    header +
+    sections
+      .filter((s) => s.blocks.length > 0)
+      .map((s) => `<tier name="${s.tier}">\n${s.blocks.map((b) => b + '\n').join('')}</tier>\n`)
+      .join(''),
+};
