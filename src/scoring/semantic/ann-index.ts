@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { modelSlug } from './embedding-store.js';
+
+/**
+ * An hnswlib-node index over chunk vectors, persisted in `indexDir` (`.aiwg/rag/index/`) and kept
+ * in step with the chunk set incrementally: new chunks are added, vanished ones marked deleted, and
+ * the index is rebuilt when deletions pass REBUILD_DELETED_FRACTION or the model changes.
+ *
+ * Files: `<slug>.json` (meta: model, dims, label -> chunk key, the index file's name) and
+ * `<slug>-<token>.hnsw`. A writer saves a fresh index file first and renames the meta over last,
+ * so a reader always sees a meta that names a complete index; superseded index files are removed.
+ */
+export const ANN_FORMAT_VERSION = 1;
+const REBUILD_DELETED_FRACTION = 0.3;
+const HNSW_M = 16;
+const HNSW_EF_CONSTRUCTION = 200;
+const HNSW_SEED = 42;
+const MIN_EF = 100;
+
+export interface AnnQuery {
+  indexDir: string;
+  modelId: string;
+  dimensions: number;
+  /** Every current chunk key (duplicates ignored). */
+  keys: readonly string[];
+  vectorOf(key: string): Float32Array;
+  query: Float32Array;
+  /** Chunks to return. */
+  k: number;
+}
+
+export interface AnnResult {
+  /** Best first: cosine similarity (vectors are unit length; inner-product space). */
+  hits: Array<{ key: string; similarity: number }>;
+  rebuilt: boolean;
+  added: number;
+  removed: number;
+}
+
+interface Meta {
+  format: number;
+  modelId: string;
+  dimensions: number;
+  indexFile: string;
+  /** label -> chunk key; null for a deleted label. */
+  labels: Array<string | null>;
+}
+
+type Hnsw = import('hnswlib-node').HierarchicalNSW;
+
+export async function annSearch(q: AnnQuery): Promise<AnnResult> {
+  const { HierarchicalNSW } = (await import('hnswlib-node')).default;
+  const slug = modelSlug(q.modelId);
+  const metaPath = join(q.indexDir, `${slug}.json`);
+  const current = new Set(q.keys);
+  const wanted = [...current].sort();
+
+  let index: Hnsw | null = null;
+  let meta = await readMeta(metaPath, q);
+  if (meta) {
+    index = new HierarchicalNSW('ip', q.dimensions);
+    const ok = await index.readIndex(join(q.indexDir, meta.indexFile), true).catch(() => false);
+    if (!ok) {
+      index = null;
+      meta = null;
+    }
+  }
+
+  let added = 0;
+  let removed = 0;
+  let rebuilt = false;
+  if (index && meta) {
+    const labelOf = new Map<string, number>();
+    meta.labels.forEach((key, label) => {
+      if (key === null) return;
+      if (current.has(key)) labelOf.set(key, label);
+      else {
+        index!.markDelete(label);
+        meta!.labels[label] = null;
+        removed++;
+      }
+    });
+    const fresh = wanted.filter((key) => !labelOf.has(key));
+    const deleted = meta.labels.filter((k) => k === null).length;
+    if (deleted > REBUILD_DELETED_FRACTION * (meta.labels.length + fresh.length)) {
+      index = null;
+    } else if (fresh.length > 0) {
+      const needed = meta.labels.length + fresh.length;
+      if (needed > index.getMaxElements()) index.resizeIndex(Math.ceil(needed * 1.25));
+      for (const key of fresh) {
+        index.addPoint(Array.from(q.vectorOf(key)), meta.labels.length);
+        meta.labels.push(key);
+      }
+      added = fresh.length;
+    }
+  }
+  if (!index || !meta) {
+    index = new HierarchicalNSW('ip', q.dimensions);
+    index.initIndex({ maxElements: Math.max(16, wanted.length), m: HNSW_M, efConstruction: HNSW_EF_CONSTRUCTION, randomSeed: HNSW_SEED, allowReplaceDeleted: false });
+    wanted.forEach((key, label) => index!.addPoint(Array.from(q.vectorOf(key)), label));
+    meta = { format: ANN_FORMAT_VERSION, modelId: q.modelId, dimensions: q.dimensions, indexFile: '', labels: [...wanted] };
+    rebuilt = true;
+    added = wanted.length;
+  }
+  if (rebuilt || added > 0 || removed > 0) await persist(q.indexDir, slug, index, meta);
+
+  const live = wanted.length;
+  const k = Math.min(q.k, live);
+  if (k === 0) return { hits: [], rebuilt, added, removed };
+  index.setEf(Math.max(MIN_EF, 2 * k));
+  const result = index.searchKnn(Array.from(q.query), k);
+  const hits = result.neighbors
+    .map((label, i) => ({ key: meta!.labels[label] ?? '', similarity: 1 - result.distances[i]! }))
+    .filter((h) => h.key !== '')
+    .sort((a, b) => b.similarity - a.similarity || (a.key < b.key ? -1 : 1));
+  return { hits, rebuilt, added, removed };
+}
+
+async function readMeta(metaPath: string, q: AnnQuery): Promise<Meta | null> {
+  try {
+    const meta = JSON.parse(await readFile(metaPath, 'utf8')) as Meta;
+    const valid =
+      meta.format === ANN_FORMAT_VERSION &&
+      meta.modelId === q.modelId &&
+      meta.dimensions === q.dimensions &&
+      typeof meta.indexFile === 'string' &&
+      Array.isArray(meta.labels);
+    return valid ? meta : null;
+  } catch {
+    return null;
+  }
+}
+
+async function persist(indexDir: string, slug: string, index: Hnsw, meta: Meta): Promise<void> {
+  await mkdir(indexDir, { recursive: true });
+  const previous = meta.indexFile;
+  const token = randomBytes(6).toString('hex');
+  meta.indexFile = `${slug}-${token}.hnsw`;
+  const tmpIndex = join(indexDir, `${meta.indexFile}.tmp`);
+  const tmpMeta = join(indexDir, `${slug}.json.${token}.tmp`);
+  try {
+    await index.writeIndex(tmpIndex);
+    await rename(tmpIndex, join(indexDir, meta.indexFile));
+    await writeFile(tmpMeta, `${JSON.stringify(meta)}\n`);
+    await rename(tmpMeta, join(indexDir, `${slug}.json`));
+  } finally {
+    await rm(tmpIndex, { force: true });
+    await rm(tmpMeta, { force: true });
+  }
+  // Remove superseded index files of this model (a concurrent reader that lost its file rebuilds).
+  const names = await readdir(indexDir).catch(() => [] as string[]);
+  const ours = new RegExp(`^${slug.replace(/[.]/g, '\\.')}-[0-9a-f]{12}\\.hnsw$`);
+  await Promise.all(
+    names
+      .filter((n) => ours.test(n) && n !== meta.indexFile && (n === previous || previous === ''))
+      .map((n) => rm(join(indexDir, n), { force: true })),
+  );
+}

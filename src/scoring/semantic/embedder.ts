@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { basename, isAbsolute, join, resolve } from 'node:path';
+import type { Config, Embedder, Reporter } from '../../types.js';
+import { ensureGloveModel, GLOVE_MODEL_ID, GLOVE_MODEL_VERSION, isBuiltModelDir } from './glove-model.js';
+
+/**
+ * The Embedder port with transformers.js behind it. Three ways to a model, by config
+ * (`relevance_scoring.embedding`):
+ * - `model_dir`: a local transformers.js model directory; loaded with remote access off, so no
+ *   network call is ever made.
+ * - `model: aiwg/glove-100d` (the default): the static GloVe model, built once into the shared
+ *   model cache from an npm package; local, no network either.
+ * - `model: <hub id>` (e.g. `Xenova/all-MiniLM-L6-v2`): transformers.js reads it from
+ *   `<cacheDir>/models/hub/` when cached, else downloads it there (needs a network once).
+ * Any failure returns null with a warning: the caller falls back to keyword alignment.
+ */
+export interface CreateEmbedderOptions {
+  root: string;
+  cacheDir: string;
+  reporter: Reporter;
+  /** Where the reason for a null embedder is recorded (the run's ctx.warnings). */
+  warnings?: string[];
+}
+
+/** Texts per onnxruntime call. Sorted by length first, so padding stays small. */
+export const EMBED_BATCH_SIZE = 32;
+
+export async function createEmbedder(config: Config, options: CreateEmbedderOptions): Promise<Embedder | null> {
+  const { model, model_dir: modelDir } = config.relevance_scoring.embedding;
+  const fail = (message: string): null => {
+    const text = `embedding: ${message}; semantic alignment is unavailable, keyword alignment is used`;
+    options.warnings?.push(text);
+    options.reporter.warn(text);
+    return null;
+  };
+  try {
+    if (modelDir !== undefined) {
+      const dir = isAbsolute(modelDir) ? modelDir : resolve(options.root, modelDir);
+      if (!(await isBuiltModelDir(dir))) {
+        return fail(`relevance_scoring.embedding.model_dir ${dir} is not a transformers.js model directory (needs config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx); fix the path or remove model_dir`);
+      }
+      return await loadTransformersEmbedder({ source: dir, local: true, id: await localModelId(dir), dimensions: await configuredDimensions(dir) });
+    }
+    if (model === GLOVE_MODEL_ID) {
+      const dir = await ensureGloveModel({ cacheDir: options.cacheDir, reporter: options.reporter });
+      return await loadTransformersEmbedder({ source: dir, local: true, id: `${GLOVE_MODEL_ID}@${GLOVE_MODEL_VERSION}`, dimensions: await configuredDimensions(dir) });
+    }
+    return await loadTransformersEmbedder({ source: model, local: false, id: model, hubCacheDir: join(options.cacheDir, 'models', 'hub') });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const which = modelDir ?? model;
+    return fail(`could not load model ${which} (${reason.split('\n')[0]})${modelDir === undefined && model !== GLOVE_MODEL_ID ? '; a hub model needs a network connection on first use, or set model_dir to a local copy' : ''}`);
+  }
+}
+
+export interface TransformersEmbedderOptions {
+  /** A model directory, or a hub id when `local` is false. */
+  source: string;
+  local: boolean;
+  /** Recorded in budget records and used in cache keys. */
+  id: string;
+  /** Where transformers.js keeps hub downloads. */
+  hubCacheDir?: string;
+  batchSize?: number;
+  /** onnxruntime intra-op threads; defaults to min(2, cores). */
+  threads?: number;
+}
+
+/**
+ * Load a feature-extraction model through the real transformers.js pipeline. With `dimensions`
+ * known up front (a local model's config.json `hidden_size`) loading waits for the first embed()
+ * call, so a run whose chunks and task are all cached never loads the model.
+ */
+export async function loadTransformersEmbedder(options: TransformersEmbedderOptions & { dimensions?: number }): Promise<Embedder> {
+  const batchSize = options.batchSize ?? EMBED_BATCH_SIZE;
+  let loading: Promise<(texts: string[]) => Promise<Float32Array[]>> | null = null;
+  const runner = () => (loading ??= openPipeline(options));
+  let dimensions = options.dimensions;
+  if (dimensions === undefined) {
+    const [probe] = await (await runner())(['dimension probe']);
+    dimensions = probe?.length ?? 0;
+    if (dimensions === 0) throw new Error(`model ${options.source} returned an empty embedding`);
+  }
+  const expected = dimensions;
+  return {
+    id: options.id,
+    dimensions: expected,
+    async embed(texts) {
+      const run = await runner();
+      const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length || a - b);
+      const out = new Array<Float32Array>(texts.length);
+      for (let start = 0; start < order.length; start += batchSize) {
+        const batch = order.slice(start, start + batchSize);
+        const vectors = await run(batch.map((i) => texts[i]!));
+        batch.forEach((index, j) => {
+          if (vectors[j]!.length !== expected) throw new Error(`model ${options.source} returned ${vectors[j]!.length} dims, its config says ${expected}`);
+          out[index] = vectors[j]!;
+        });
+      }
+      return out;
+    },
+  };
+}
+
+async function openPipeline(options: TransformersEmbedderOptions): Promise<(texts: string[]) => Promise<Float32Array[]>> {
+  const transformers = await import('@huggingface/transformers');
+  const { env } = transformers;
+  // transformers.js keeps these on a process-wide object; set them for every load so a local model
+  // never reaches the network even if an earlier load in this process allowed it.
+  env.allowLocalModels = true;
+  env.allowRemoteModels = !options.local;
+  env.logLevel = transformers.LogLevel.NONE;
+  if (options.hubCacheDir !== undefined) env.cacheDir = options.hubCacheDir;
+  const threads = options.threads ?? Math.min(2, availableParallelism());
+  const extractor = await transformers.pipeline('feature-extraction', options.source, {
+    local_files_only: options.local,
+    dtype: 'fp32',
+    device: 'cpu',
+    session_options: { intraOpNumThreads: threads, interOpNumThreads: 1, logSeverityLevel: 3 },
+  });
+  return async (texts) => {
+    const output = await extractor(texts, { pooling: 'mean', normalize: true });
+    const dims = output.dims[output.dims.length - 1] ?? 0;
+    const data = output.data as Float32Array;
+    return texts.map((_, i) => sanitize(data.slice(i * dims, (i + 1) * dims)));
+  };
+}
+
+/**
+ * A text with no known token pools to 0/0: its vector becomes all zeros (cosine 0 with
+ * everything) instead of NaN. Vectors are re-normalised to guard against drift.
+ */
+function sanitize(vector: Float32Array): Float32Array {
+  let norm = 0;
+  for (const x of vector) norm += Number.isFinite(x) ? x * x : 0;
+  if (!(norm > 0) || vector.some((x) => !Number.isFinite(x))) return vector.fill(0);
+  const inv = 1 / Math.sqrt(norm);
+  for (let i = 0; i < vector.length; i++) vector[i]! *= inv;
+  return vector;
+}
+
+/** `dir:<name>#<fingerprint>`: a local model that changes on disk gets new cache keys. */
+async function localModelId(dir: string): Promise<string> {
+  const hash = createHash('sha256');
+  for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json']) hash.update(await readFile(join(dir, file)));
+  const onnx = await stat(join(dir, 'onnx', 'model.onnx'));
+  hash.update(`${onnx.size}:${Math.trunc(onnx.mtimeMs)}`);
+  return `dir:${basename(dir)}#${hash.digest('hex').slice(0, 12)}`;
+}
+
+/** `hidden_size` from a local config.json, when it is a positive integer. */
+async function configuredDimensions(dir: string): Promise<number | undefined> {
+  try {
+    const config = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as { hidden_size?: unknown };
+    const size = config.hidden_size;
+    return typeof size === 'number' && Number.isInteger(size) && size > 0 ? size : undefined;
+  } catch {
+    return undefined;
+  }
+}

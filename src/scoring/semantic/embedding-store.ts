@@ -1,0 +1,197 @@
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+
+/**
+ * The embedding cache of one model: one append-only pack file, `<cacheDir>/embeddings/<slug>/vectors.pack`,
+ * read whole at start (20k x 100-d vectors is ~10 MB, ~30 ms), appended at the end of a run.
+ *
+ * Record: magic "AIWE" | u8 format | u8 kind | u16 key bytes | u32 payload bytes | key | payload | u32 crc32.
+ * Kinds: 1 = vector (key: chunk hash, payload: float32 LE), 2 = file map (key: file key, payload: the
+ * file's chunk hashes joined by "\n"), so a warm run skips chunking.
+ *
+ * Safety: records are appended through O_APPEND in whole-record writes of at most
+ * MAX_APPEND_BYTES, so concurrent writers interleave records, never bytes. A reader that meets a
+ * bad record (torn tail, flipped bits, another format version) skips to the next magic: a corrupt
+ * entry is a miss. The pack is compacted (rewritten to a temp file and renamed) when more than
+ * half of its records are dead.
+ */
+export const EMBEDDING_FORMAT_VERSION = 1;
+const MAGIC = Buffer.from('AIWE', 'latin1');
+const HEADER_BYTES = 4 + 1 + 1 + 2 + 4;
+const MAX_APPEND_BYTES = 256 * 1024;
+const KIND_VECTOR = 1;
+const KIND_FILE = 2;
+const COMPACT_MIN_RECORDS = 1000;
+
+export interface EmbeddingStore {
+  readonly dir: string;
+  getVector(chunkHash: string): Float32Array | undefined;
+  getFileChunks(fileKey: string): string[] | undefined;
+  putVector(chunkHash: string, vector: Float32Array): void;
+  putFileChunks(fileKey: string, chunkHashes: string[]): void;
+  /** Append what was put since opening; compacts when the pack is mostly dead records. */
+  flush(): Promise<void>;
+  readonly stats: { vectors: number; files: number; corrupt: number; records: number };
+}
+
+/** A file-system-safe directory name for a model id. */
+export function modelSlug(modelId: string): string {
+  const slug = modelId.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '');
+  return slug.length > 0 ? slug.slice(0, 120) : 'model';
+}
+
+export function embeddingStoreDir(cacheDir: string, modelId: string): string {
+  return join(cacheDir, 'embeddings', modelSlug(modelId));
+}
+
+/** Open (read) the store of one model; a missing or unreadable pack is an empty store. */
+export async function openEmbeddingStore(cacheDir: string, modelId: string, dimensions: number): Promise<EmbeddingStore> {
+  const dir = embeddingStoreDir(cacheDir, modelId);
+  const packPath = join(dir, 'vectors.pack');
+  const vectors = new Map<string, Float32Array>();
+  const files = new Map<string, string[]>();
+  const pending: Buffer[] = [];
+  const stats = { vectors: 0, files: 0, corrupt: 0, records: 0 };
+  const data = await readFile(packPath).catch(() => Buffer.alloc(0));
+  scanRecords(data, (kind, key, payload) => {
+    stats.records++;
+    if (kind === KIND_VECTOR && payload.byteLength === dimensions * 4) {
+      vectors.set(key, new Float32Array(Uint8Array.prototype.slice.call(payload).buffer));
+    } else if (kind === KIND_FILE) {
+      files.set(key, payload.byteLength === 0 ? [] : payload.toString('utf8').split('\n'));
+    } else {
+      stats.corrupt++;
+    }
+  }, () => stats.corrupt++);
+  stats.vectors = vectors.size;
+  stats.files = files.size;
+
+  return {
+    dir,
+    stats,
+    getVector: (hash) => vectors.get(hash),
+    getFileChunks: (key) => files.get(key),
+    putVector(hash, vector) {
+      if (vector.length !== dimensions) throw new Error(`vector for ${hash} has ${vector.length} dims, the store holds ${dimensions}`);
+      vectors.set(hash, vector);
+      pending.push(encodeRecord(KIND_VECTOR, hash, vectorBytes(vector)));
+    },
+    putFileChunks(key, hashes) {
+      files.set(key, hashes);
+      pending.push(encodeRecord(KIND_FILE, key, Buffer.from(hashes.join('\n'), 'utf8')));
+    },
+    async flush() {
+      if (pending.length === 0) return;
+      await mkdir(dir, { recursive: true });
+      const live = vectors.size + files.size;
+      const total = stats.records + pending.length;
+      if (total >= COMPACT_MIN_RECORDS && total > 2 * live) {
+        await compact(packPath, vectors, files);
+      } else {
+        await appendRecords(packPath, pending);
+      }
+      stats.records = total;
+      pending.length = 0;
+    },
+  };
+}
+
+/** float32 little-endian (the byte order of every platform Node ships on). */
+function vectorBytes(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer.slice(vector.byteOffset, vector.byteOffset + vector.byteLength));
+}
+
+function encodeRecord(kind: number, key: string, payload: Buffer): Buffer {
+  const keyBytes = Buffer.from(key, 'utf8');
+  const record = Buffer.alloc(HEADER_BYTES + keyBytes.length + payload.length + 4);
+  MAGIC.copy(record, 0);
+  record.writeUInt8(EMBEDDING_FORMAT_VERSION, 4);
+  record.writeUInt8(kind, 5);
+  record.writeUInt16LE(keyBytes.length, 6);
+  record.writeUInt32LE(payload.length, 8);
+  keyBytes.copy(record, HEADER_BYTES);
+  payload.copy(record, HEADER_BYTES + keyBytes.length);
+  const end = record.length - 4;
+  record.writeUInt32LE(crc32(record.subarray(4, end)), end);
+  return record;
+}
+
+/** Walk the records; on anything invalid, report it and resume at the next magic. */
+export function scanRecords(
+  data: Buffer,
+  onRecord: (kind: number, key: string, payload: Buffer) => void,
+  onCorrupt: () => void,
+): void {
+  let pos = 0;
+  while (pos + HEADER_BYTES + 4 <= data.length) {
+    if (!data.subarray(pos, pos + 4).equals(MAGIC)) {
+      onCorrupt();
+      const next = data.indexOf(MAGIC, pos + 1);
+      if (next < 0) return;
+      pos = next;
+      continue;
+    }
+    const keyLength = data.readUInt16LE(pos + 6);
+    const payloadLength = data.readUInt32LE(pos + 8);
+    const end = pos + HEADER_BYTES + keyLength + payloadLength;
+    const valid =
+      end + 4 <= data.length &&
+      data.readUInt8(pos + 4) === EMBEDDING_FORMAT_VERSION &&
+      crc32(data.subarray(pos + 4, end)) === data.readUInt32LE(end);
+    if (!valid) {
+      onCorrupt();
+      const next = data.indexOf(MAGIC, pos + 1);
+      if (next < 0) return;
+      pos = next;
+      continue;
+    }
+    const key = data.toString('utf8', pos + HEADER_BYTES, pos + HEADER_BYTES + keyLength);
+    onRecord(data.readUInt8(pos + 5), key, data.subarray(pos + HEADER_BYTES + keyLength, end));
+    pos = end + 4;
+  }
+}
+
+async function appendRecords(packPath: string, records: Buffer[]): Promise<void> {
+  const handle = await open(packPath, 'a');
+  try {
+    let group: Buffer[] = [];
+    let size = 0;
+    const writeGroup = async () => {
+      if (group.length === 0) return;
+      const buffer = Buffer.concat(group, size);
+      // One write() per group: O_APPEND places it at the end as a unit.
+      let written = 0;
+      while (written < buffer.length) written += (await handle.write(buffer, written)).bytesWritten;
+      group = [];
+      size = 0;
+    };
+    for (const record of records) {
+      if (size + record.length > MAX_APPEND_BYTES) await writeGroup();
+      group.push(record);
+      size += record.length;
+    }
+    await writeGroup();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Rewrite only live records, atomically. Records another process appended between our read and
+ * the rename are lost, which only costs that process's vectors a re-embed later.
+ */
+async function compact(packPath: string, vectors: Map<string, Float32Array>, files: Map<string, string[]>): Promise<void> {
+  const tmp = `${packPath}.${process.pid}.${Date.now()}.tmp`;
+  const records: Buffer[] = [];
+  for (const key of [...vectors.keys()].sort()) {
+    records.push(encodeRecord(KIND_VECTOR, key, vectorBytes(vectors.get(key)!)));
+  }
+  for (const key of [...files.keys()].sort()) records.push(encodeRecord(KIND_FILE, key, Buffer.from(files.get(key)!.join('\n'), 'utf8')));
+  try {
+    await appendRecords(tmp, records);
+    await rename(tmp, packPath);
+  } finally {
+    await rm(tmp, { force: true });
+  }
+}

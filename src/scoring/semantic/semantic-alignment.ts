@@ -1,0 +1,165 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { CandidateFile, Embedder, RunContext } from '../../types.js';
+import { annSearch } from './ann-index.js';
+import { chunkFile, CHUNKER_VERSION, type DefinitionsExtractor } from './chunker.js';
+import { openEmbeddingStore, type EmbeddingStore } from './embedding-store.js';
+
+export interface SemanticAlignmentDeps {
+  embedder: Embedder;
+  /** The shared cache directory (resolveCacheDir): embeddings go to `<cacheDir>/embeddings/`. */
+  cacheDir: string;
+  /** Where the ANN index is kept; `<root>/.aiwg/rag/index` in production. Default `<cacheDir>/index`. */
+  indexDir?: string;
+  /** Definitions extractor for chunking; default: the summarize area's, when present. */
+  definitions?: DefinitionsExtractor | null;
+}
+
+export interface SemanticAlignmentResult {
+  /** Per file: cosine of the task with the file's best chunks (see fileSimilarity), in [-1, 1]. */
+  scores: Map<string, number>;
+  modelId: string;
+  /** Chunks of all files this run. */
+  chunks: number;
+  /** Chunks embedded this run (cache misses). */
+  embedded: number;
+  /** `exact` below embedding.ann_min_chunks unique chunks, `ann` (hnswlib) from there. */
+  search: 'exact' | 'ann';
+}
+
+/** Texts per embed() call between progress updates. */
+const EMBED_GROUP = 256;
+/** Chunks an ANN search returns: enough for many files to get their best chunks in. */
+const ANN_MIN_RESULTS = 256;
+const ANN_RESULT_FRACTION = 0.05;
+const DEFINITIONS_MODULE = '../../summarize/syntax/definitions.js';
+
+/**
+ * Semantic task alignment: each file's chunks (cached by content hash + model id) against the task
+ * embedding (embedded once per run, cached too). Exact cosine below `ann_min_chunks` chunks, an
+ * hnswlib index above. Files the ANN search does not reach get the similarity of its last hit (they
+ * rank at or below every file it reached).
+ */
+export async function semanticAlignment(
+  input: { task: string; files: CandidateFile[] },
+  ctx: RunContext,
+  deps: SemanticAlignmentDeps,
+): Promise<SemanticAlignmentResult> {
+  const { embedder } = deps;
+  const { chunk_chars: chunkChars, ann_min_chunks: annMinChunks } = ctx.config.relevance_scoring.embedding;
+  const store = await openEmbeddingStore(deps.cacheDir, embedder.id, embedder.dimensions);
+  if (store.stats.corrupt > 0) ctx.warnings.push(`embedding cache ${store.dir}: ${store.stats.corrupt} corrupt record(s) ignored; their chunks are re-embedded`);
+  const files = [...input.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+
+  let embedded = 0;
+  const fileChunks = new Map<string, string[]>();
+  try {
+    const extractor = deps.definitions === undefined ? await loadDefinitionsExtractor() : deps.definitions;
+    const missing = new Map<string, string>();
+    for (const file of files) {
+      const fileKey = sha256(`${CHUNKER_VERSION}|${chunkChars}|${extractor ? 'defs' : 'lines'}|${file.path}|${file.hash}`);
+      let hashes = store.getFileChunks(fileKey);
+      if (!hashes || hashes.some((h) => !store.getVector(h))) {
+        const { chunks } = await chunkFile(file.path, file.content, chunkChars, extractor ?? undefined);
+        hashes = [];
+        for (const chunk of chunks) {
+          const text = `${file.path}\n${chunk.text}`;
+          const hash = sha256(text);
+          hashes.push(hash);
+          if (!store.getVector(hash)) missing.set(hash, text);
+        }
+        if (store.getFileChunks(fileKey)?.join('\n') !== hashes.join('\n')) store.putFileChunks(fileKey, hashes);
+      }
+      fileChunks.set(file.path, hashes);
+    }
+    const taskKey = `task:${sha256(input.task)}`;
+    if (!store.getVector(taskKey)) missing.set(taskKey, input.task);
+    embedded = await embedMissing(store, embedder, missing, ctx);
+    if (missing.has(taskKey)) embedded--;
+
+    const task = store.getVector(taskKey)!;
+    const unique = new Set<string>();
+    let chunks = 0;
+    for (const hashes of fileChunks.values()) {
+      chunks += hashes.length;
+      for (const h of hashes) unique.add(h);
+    }
+    const search = unique.size >= annMinChunks ? 'ann' : 'exact';
+    const similarity = new Map<string, number>();
+    let floor = 0;
+    if (search === 'exact') {
+      for (const key of unique) similarity.set(key, dot(task, store.getVector(key)!));
+    } else {
+      const k = Math.max(ANN_MIN_RESULTS, Math.ceil(unique.size * ANN_RESULT_FRACTION));
+      const result = await annSearch({
+        indexDir: deps.indexDir ?? join(deps.cacheDir, 'index'),
+        modelId: embedder.id,
+        dimensions: embedder.dimensions,
+        keys: [...unique],
+        vectorOf: (key) => store.getVector(key)!,
+        query: task,
+        k,
+      });
+      for (const hit of result.hits) similarity.set(hit.key, hit.similarity);
+      floor = result.hits.length > 0 ? result.hits[result.hits.length - 1]!.similarity : 0;
+    }
+    const scores = new Map<string, number>();
+    for (const [path, hashes] of fileChunks) {
+      scores.set(path, fileSimilarity(hashes.map((h) => similarity.get(h) ?? floor)));
+    }
+    return { scores, modelId: embedder.id, chunks, embedded, search };
+  } finally {
+    await store.flush().catch((error: unknown) => {
+      ctx.warnings.push(`embedding cache ${store.dir}: could not save new vectors (${error instanceof Error ? error.message : String(error)})`);
+    });
+  }
+}
+
+/**
+ * A file's similarity from its chunk similarities: (2*best + second)/3 with two or more chunks,
+ * so one strong chunk carries a file while a second one breaks ties; 0 for a file without chunks.
+ */
+export function fileSimilarity(similarities: readonly number[]): number {
+  if (similarities.length === 0) return 0;
+  let best = -Infinity;
+  let second = -Infinity;
+  for (const s of similarities) {
+    if (s > best) {
+      second = best;
+      best = s;
+    } else if (s > second) second = s;
+  }
+  return similarities.length === 1 ? best : (2 * best + second) / 3;
+}
+
+async function embedMissing(store: EmbeddingStore, embedder: Embedder, missing: Map<string, string>, ctx: RunContext): Promise<number> {
+  const keys = [...missing.keys()];
+  for (let start = 0; start < keys.length; start += EMBED_GROUP) {
+    ctx.reporter.progress(`embedding (${embedder.id})`, start, keys.length);
+    const group = keys.slice(start, start + EMBED_GROUP);
+    const vectors = await embedder.embed(group.map((k) => missing.get(k)!));
+    group.forEach((key, i) => store.putVector(key, vectors[i]!));
+  }
+  if (keys.length > 0) ctx.reporter.progress(`embedding (${embedder.id})`, keys.length, keys.length);
+  return keys.length;
+}
+
+/** The summarize area's extractDefinitions when that module exists; line chunking otherwise. */
+async function loadDefinitionsExtractor(): Promise<DefinitionsExtractor | null> {
+  try {
+    const mod = (await import(DEFINITIONS_MODULE)) as { extractDefinitions?: DefinitionsExtractor };
+    return typeof mod.extractDefinitions === 'function' ? mod.extractDefinitions : null;
+  } catch {
+    return null;
+  }
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

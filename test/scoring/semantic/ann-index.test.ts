@@ -1,0 +1,69 @@
+import { readdirSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
+import { annSearch } from '../../../src/scoring/semantic/ann-index.js';
+
+const DIMS = 32;
+function unitVectors(count: number, seed: number): Map<string, Float32Array> {
+  let s = seed;
+  const rand = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648 - 0.5;
+  const out = new Map<string, Float32Array>();
+  for (let i = 0; i < count; i++) {
+    const v = Float32Array.from({ length: DIMS }, rand);
+    const n = Math.hypot(...v);
+    out.set(`k${seed}-${i}`, v.map((x) => x / n));
+  }
+  return out;
+}
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+describe('annSearch (hnswlib-node)', () => {
+  let tmp: Fixture;
+  beforeEach(() => (tmp = makeTempDir('aiwg-ann-')));
+  afterEach(() => tmp.cleanup());
+
+  it('finds the exact top 10 with recall >= 0.95 and reuses its persisted index incrementally', async () => {
+    const vectors = unitVectors(2000, 1);
+    const queries = [...unitVectors(20, 2).values()];
+    const base = { indexDir: tmp.root, modelId: 'm@1', dimensions: DIMS, vectorOf: (k: string) => vectors.get(k)! };
+    let found = 0;
+    for (const [i, query] of queries.entries()) {
+      const keys = [...vectors.keys()];
+      const result = await annSearch({ ...base, keys, query, k: 10 });
+      if (i === 0) expect(result.rebuilt).toBe(true);
+      else expect(result).toMatchObject({ rebuilt: false, added: 0, removed: 0 });
+      const exact = keys.map((k) => [k, dot(query, vectors.get(k)!)] as const).sort((a, b) => b[1] - a[1]).slice(0, 10);
+      const got = new Set(result.hits.map((h) => h.key));
+      found += exact.filter(([k]) => got.has(k)).length;
+      expect(result.hits[0]!.similarity).toBeCloseTo(dot(query, vectors.get(result.hits[0]!.key)!), 4);
+    }
+    expect(found / (10 * queries.length)).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('adds new chunks, drops vanished ones, rebuilds when most are gone', async () => {
+    const first = unitVectors(300, 3);
+    const more = unitVectors(50, 4);
+    const all = new Map([...first, ...more]);
+    const q = { indexDir: tmp.root, modelId: 'm@1', dimensions: DIMS, vectorOf: (k: string) => all.get(k)!, query: [...more.values()][0]!, k: 5 };
+    await annSearch({ ...q, keys: [...first.keys()] });
+    const keys = [...first.keys()].slice(20).concat([...more.keys()]);
+    const grown = await annSearch({ ...q, keys });
+    expect(grown).toMatchObject({ rebuilt: false, added: 50, removed: 20 });
+    expect(grown.hits[0]!.key).toBe([...more.keys()][0]);
+    const shrunk = await annSearch({ ...q, keys: [...more.keys()] });
+    expect(shrunk.rebuilt).toBe(true);
+    expect(shrunk.hits.every((h) => more.has(h.key))).toBe(true);
+    expect(readdirSync(tmp.root).filter((n) => n.endsWith('.hnsw'))).toHaveLength(1);
+  });
+
+  it('rebuilds for another model and survives a missing index file', async () => {
+    const v = unitVectors(100, 5);
+    const q = { indexDir: tmp.root, dimensions: DIMS, keys: [...v.keys()], vectorOf: (k: string) => v.get(k)!, query: [...v.values()][3]!, k: 3 };
+    await annSearch({ ...q, modelId: 'a@1' });
+    expect((await annSearch({ ...q, modelId: 'b@1' })).rebuilt).toBe(true);
+    for (const n of readdirSync(tmp.root)) if (n.startsWith('a_1-')) (await import('node:fs')).rmSync(`${tmp.root}/${n}`);
+    const again = await annSearch({ ...q, modelId: 'a@1' });
+    expect(again.rebuilt).toBe(true);
+    expect(again.hits[0]!.key).toBe([...v.keys()][3]);
+  });
+});

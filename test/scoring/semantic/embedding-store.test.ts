@@ -1,0 +1,84 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
+import { embeddingStoreDir, modelSlug, openEmbeddingStore } from '../../../src/scoring/semantic/embedding-store.js';
+
+const vec = (seed: number, dims = 4) => Float32Array.from({ length: dims }, (_, i) => Math.sin(seed * 7 + i));
+
+describe('embedding store', () => {
+  let tmp: Fixture;
+  beforeEach(() => (tmp = makeTempDir('aiwg-store-')));
+  afterEach(() => tmp.cleanup());
+
+  it('round-trips vectors and file maps through the pack', async () => {
+    const a = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    a.putVector('h1', vec(1));
+    a.putVector('h2', vec(2));
+    a.putFileChunks('f1', ['h1', 'h2']);
+    a.putFileChunks('empty', []);
+    await a.flush();
+    const b = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    expect(Array.from(b.getVector('h2')!)).toEqual(Array.from(vec(2)));
+    expect(b.getFileChunks('f1')).toEqual(['h1', 'h2']);
+    expect(b.getFileChunks('empty')).toEqual([]);
+    expect(b.getVector('nope')).toBeUndefined();
+    expect(b.stats).toMatchObject({ vectors: 2, files: 2, corrupt: 0 });
+  });
+
+  it('treats a corrupted record as a miss and still reads the records after it', async () => {
+    const a = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    for (let i = 0; i < 3; i++) a.putVector(`h${i}`, vec(i));
+    await a.flush();
+    const pack = join(embeddingStoreDir(tmp.root, 'm@1'), 'vectors.pack');
+    const bytes = readFileSync(pack);
+    const recordBytes = bytes.length / 3;
+    bytes[recordBytes + 20] = bytes[recordBytes + 20]! ^ 0xff; // inside the second record's payload
+    writeFileSync(pack, bytes);
+    const b = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    expect(b.getVector('h0')).toBeDefined();
+    expect(b.getVector('h1')).toBeUndefined();
+    expect(b.getVector('h2')).toBeDefined();
+    expect(b.stats.corrupt).toBeGreaterThan(0);
+  });
+
+  it('ignores a torn tail and garbage, and vectors of another dimension', async () => {
+    const a = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    a.putVector('h0', vec(0));
+    await a.flush();
+    const pack = join(embeddingStoreDir(tmp.root, 'm@1'), 'vectors.pack');
+    const bytes = readFileSync(pack);
+    writeFileSync(pack, Buffer.concat([Buffer.from('garbage'), bytes, bytes.subarray(0, bytes.length - 5)]));
+    const b = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    expect(b.getVector('h0')).toBeDefined();
+    const c = await openEmbeddingStore(tmp.root, 'm@1', 8);
+    expect(c.getVector('h0')).toBeUndefined();
+  });
+
+  it('keeps both writers\' records when two processes append concurrently', async () => {
+    const a = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    const b = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    for (let i = 0; i < 500; i++) a.putVector(`a${i}`, vec(i));
+    for (let i = 0; i < 500; i++) b.putVector(`b${i}`, vec(i + 1000));
+    await Promise.all([a.flush(), b.flush()]);
+    const c = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    expect(c.stats).toMatchObject({ vectors: 1000, corrupt: 0 });
+  });
+
+  it('compacts a pack that is mostly dead records', async () => {
+    for (let round = 0; round < 3; round++) {
+      const s = await openEmbeddingStore(tmp.root, 'm@1', 4);
+      for (let i = 0; i < 600; i++) s.putVector(`h${i}`, vec(i + round));
+      await s.flush();
+    }
+    const s = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    expect(s.stats.records).toBe(600);
+    expect(Array.from(s.getVector('h5')!)).toEqual(Array.from(vec(7)));
+  });
+
+  it.each([
+    ['aiwg/glove-100d@1', 'aiwg_glove-100d_1'],
+    ['../../etc', 'etc'],
+    ['dir:my model#abc', 'dir_my_model_abc'],
+  ])('slugs %j as %j', (id, slug) => expect(modelSlug(id)).toBe(slug));
+});

@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CandidateFile, Embedder } from '../../../src/types.js';
+import { makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
+import { captureReporter, testContext } from '../../helpers/fakes.js';
+import { createEmbedder } from '../../../src/scoring/semantic/embedder.js';
+import { embeddingStoreDir } from '../../../src/scoring/semantic/embedding-store.js';
+import { fileSimilarity, semanticAlignment } from '../../../src/scoring/semantic/semantic-alignment.js';
+import { buildTinyModel, configWith, TOPICS } from './tiny-model.js';
+
+function file(path: string, content: string): CandidateFile {
+  const hash = createHash('sha256').update(content).digest('hex');
+  return { path, content, size: content.length, mtimeMs: 0, hash, lineCount: content.split('\n').length };
+}
+
+/** Counts what reaches the real embedder. */
+function counting(embedder: Embedder): Embedder & { texts: string[] } {
+  const texts: string[] = [];
+  return { id: embedder.id, dimensions: embedder.dimensions, texts, embed: (t) => (texts.push(...t), embedder.embed(t)) };
+}
+
+const corpus = [
+  file('src/http/client.ts', 'export async function fetchWithRetry(request) {\n  // retry with backoff on timeout\n  return httpClient.fetch(request);\n}\n'),
+  file('src/config/load.ts', 'export function loadConfig(path) {\n  return parseYaml(readSettings(path));\n}\n\nexport const defaultOptions = { schema: true };\n'),
+  file('src/ui/button.tsx', 'export function Button() {\n  return renderView({ style, color, onClick });\n}\n'),
+  file('README.md', 'the and of to in is it for with on'),
+];
+
+describe('semanticAlignment (tiny model, real transformers.js)', () => {
+  let tmp: Fixture;
+  let embedder: Embedder;
+  beforeAll(async () => {
+    tmp = makeTempDir('aiwg-semantic-');
+    const modelDir = await buildTinyModel(tmp.root);
+    const made = await createEmbedder(configWith({ model_dir: modelDir }), { root: tmp.root, cacheDir: join(tmp.root, 'cache'), reporter: captureReporter() });
+    embedder = made!;
+  });
+  afterAll(() => tmp.cleanup());
+
+  it('ranks the file of the task\'s topic first', async () => {
+    const ctx = testContext({ config: configWith({}) });
+    const result = await semanticAlignment({ task: 'add retry with backoff to the http client', files: corpus }, ctx, { embedder, cacheDir: join(tmp.root, 'c1'), definitions: null });
+    const ranked = [...result.scores].sort((a, b) => b[1] - a[1]).map(([p]) => p);
+    expect(ranked[0]).toBe('src/http/client.ts');
+    expect(result.modelId).toBe(embedder.id);
+    expect(result.search).toBe('exact');
+    expect(result.chunks).toBe(4);
+  });
+
+  it('embeds nothing on a second run and only the changed file\'s chunks after an edit', async () => {
+    const cacheDir = join(tmp.root, 'c2');
+    const ctx = testContext({ config: configWith({ chunk_chars: 80 }) });
+    const first = counting(embedder);
+    const r1 = await semanticAlignment({ task: 'load the yaml config', files: corpus }, ctx, { embedder: first, cacheDir, definitions: null });
+    expect(r1.embedded).toBe(r1.chunks);
+
+    const second = counting(embedder);
+    const r2 = await semanticAlignment({ task: 'load the yaml config', files: corpus }, ctx, { embedder: second, cacheDir, definitions: null });
+    expect(r2.embedded).toBe(0);
+    expect(second.texts).toEqual([]);
+    expect([...r2.scores]).toEqual([...r1.scores]);
+
+    const edited = corpus.map((f) => (f.path === 'src/config/load.ts' ? file(f.path, f.content.replace('schema: true', 'schema: false')) : f));
+    const third = counting(embedder);
+    const r3 = await semanticAlignment({ task: 'a different task about buttons', files: edited }, ctx, { embedder: third, cacheDir, definitions: null });
+    expect(r3.embedded).toBe(1);
+    expect(third.texts).toHaveLength(2); // the changed chunk + the new task
+    expect(third.texts.some((t) => t.startsWith('src/config/load.ts\n') && t.includes('schema: false'))).toBe(true);
+  });
+
+  it('re-embeds chunks whose cached vectors are corrupt, with a warning', async () => {
+    const cacheDir = join(tmp.root, 'c3');
+    const ctx = testContext();
+    await semanticAlignment({ task: 'render a button', files: corpus }, ctx, { embedder, cacheDir, definitions: null });
+    const pack = join(embeddingStoreDir(cacheDir, embedder.id), 'vectors.pack');
+    const bytes = readFileSync(pack);
+    for (let i = 40; i < bytes.length; i += 97) bytes[i] = bytes[i]! ^ 0x5a;
+    writeFileSync(pack, bytes);
+    const ctx2 = testContext();
+    const again = counting(embedder);
+    const r = await semanticAlignment({ task: 'render a button', files: corpus }, ctx2, { embedder: again, cacheDir, definitions: null });
+    expect(r.embedded).toBeGreaterThan(0);
+    expect(ctx2.warnings.some((w) => w.includes('corrupt record'))).toBe(true);
+    expect([...r.scores].sort((a, b) => b[1] - a[1])[0]![0]).toBe('src/ui/button.tsx');
+  });
+
+  it('agrees with exact cosine on the top 10 files when forced onto the ANN index (recall >= 0.95)', async () => {
+    const words = Object.values(TOPICS).flat();
+    const files: CandidateFile[] = [];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let i = 0; i < 400; i++) {
+      const text = Array.from({ length: 6 }, () => words[Math.floor(next() * words.length)]).join(' ');
+      files.push(file(`src/f${String(i).padStart(3, '0')}.ts`, text));
+    }
+    const tasks = ['retry the http request on timeout', 'parse the yaml config file', 'render the modal button', 'socket server theme layout'];
+    let hits = 0;
+    for (const task of tasks) {
+      const cacheDir = join(tmp.root, 'c4');
+      const exact = await semanticAlignment({ task, files }, testContext({ config: configWith({ ann_min_chunks: 1_000_000 }) }), { embedder, cacheDir, definitions: null });
+      const ann = await semanticAlignment({ task, files }, testContext({ config: configWith({ ann_min_chunks: 10 }) }), { embedder, cacheDir, indexDir: join(tmp.root, 'index'), definitions: null });
+      expect(exact.search).toBe('exact');
+      expect(ann.search).toBe('ann');
+      const top = (m: Map<string, number>) => new Set([...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 10).map(([p]) => p));
+      const a = top(ann.scores);
+      for (const p of top(exact.scores)) if (a.has(p)) hits++;
+    }
+    expect(hits / (10 * tasks.length)).toBeGreaterThanOrEqual(0.95);
+    expect(readdirSync(join(tmp.root, 'index')).some((n) => n.endsWith('.hnsw'))).toBe(true);
+  });
+});
+
+describe('fileSimilarity', () => {
+  it.each([
+    [[], 0],
+    [[0.5], 0.5],
+    [[0.2, 0.8, 0.5], (2 * 0.8 + 0.5) / 3],
+  ])('%j -> %d', (sims, expected) => expect(fileSimilarity(sims)).toBeCloseTo(expected, 10));
+});

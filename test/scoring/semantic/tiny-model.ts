@@ -1,0 +1,47 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { buildStaticEmbeddingModel } from '../../../src/scoring/semantic/static-model-builder.js';
+import { ConfigSchema, type Config } from '../../../src/config/schema.js';
+
+/** Three topics: a text's vector leans to the topic its words come from. */
+export const TOPICS: Record<string, string[]> = {
+  network: ['http', 'client', 'retry', 'request', 'response', 'fetch', 'timeout', 'socket', 'server', 'backoff'],
+  config: ['yaml', 'config', 'parse', 'load', 'settings', 'schema', 'default', 'option', 'file', 'path'],
+  ui: ['button', 'render', 'click', 'view', 'style', 'color', 'layout', 'modal', 'theme', 'icon'],
+};
+export const TINY_DIMS = 24;
+/** Filler words with hashed vectors, frequent first (the Zipf weights down-weight "the"). */
+const FILLER = ['the', 'and', 'of', 'to', 'in', 'is', 'it', 'for', 'with', 'on', 'event', 'emitter', 'user', 'name', 'get', 'read'];
+
+/** A deterministic pseudo-random unit-ish vector from a word. */
+export function hashedVector(word: string, dims = TINY_DIMS): Float32Array {
+  const out = new Float32Array(dims);
+  let seed = createHash('sha256').update(word).digest();
+  for (let d = 0; d < dims; d++) {
+    if (d % 32 === 0 && d > 0) seed = createHash('sha256').update(seed).digest();
+    out[d] = (seed[d % 32]! / 255) * 2 - 1;
+  }
+  return out;
+}
+
+/** Topic words share their topic's axis block plus a small hashed part. */
+function topicVector(topicIndex: number, word: string): Float32Array {
+  const v = hashedVector(word).map((x) => x * 0.3);
+  const block = TINY_DIMS / 3;
+  for (let d = topicIndex * block; d < (topicIndex + 1) * block; d++) v[d]! += 1;
+  return v;
+}
+
+/** Build the tiny model into `dir/<name>` with the real builder. */
+export async function buildTinyModel(dir: string, name = 'tiny-model'): Promise<string> {
+  const vocab = [...FILLER, ...Object.values(TOPICS).flat()];
+  const topicOf = new Map(Object.entries(TOPICS).flatMap(([, words], t) => words.map((w) => [w, t] as const)));
+  const vectors = vocab.map((w) => (topicOf.has(w) ? topicVector(topicOf.get(w)!, w) : hashedVector(w)));
+  const outDir = join(dir, name);
+  await buildStaticEmbeddingModel({ vocab, vectors, outDir, name });
+  return outDir;
+}
+
+export function configWith(embedding: Record<string, unknown>): Config {
+  return ConfigSchema.parse({ relevance_scoring: { embedding } });
+}
