@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Config, ScoringMethod } from '../config/schema.js';
 import type { Reporter, RunContext } from '../types.js';
-import { defaultDeps, runContextBudget, type PipelineDeps, type PipelineOptions, type PipelineResult } from '../pipeline.js';
+import type { PipelineDeps, PipelineOptions, PipelineResult } from '../pipeline.js';
 import { createTokenizer, type Tokenizer, type TokenizerId } from '../tokenize/tokenizer.js';
 import { silentReporter } from '../util/reporter.js';
 import { UsageError } from '../errors.js';
@@ -35,7 +35,7 @@ export interface EvalOptions {
 export interface EvalDeps {
   git: GitRunner;
   runPipeline: (options: PipelineOptions, overrides: Partial<PipelineDeps>) => Promise<PipelineResult>;
-  createStages: (config: Config, root: string) => Pick<PipelineDeps, 'collect' | 'score'>;
+  createStages: (config: Config, root: string) => Promise<Pick<PipelineDeps, 'collect' | 'score'>>;
   createTokenizer: (id: TokenizerId) => Promise<Tokenizer>;
 }
 
@@ -60,10 +60,11 @@ export interface EvalReport {
   runs: EvalRun[];
 }
 
+/** The pipeline is imported when first used: it pulls in every stage and its dependencies. */
 const DEFAULT_EVAL_DEPS: EvalDeps = {
   git: runGit,
-  runPipeline: runContextBudget,
-  createStages: (config, root) => defaultDeps(config, root),
+  runPipeline: async (options, overrides) => (await import('../pipeline.js')).runContextBudget(options, overrides),
+  createStages: async (config, root) => (await import('../pipeline.js')).defaultDeps(config, root),
   createTokenizer,
 };
 
@@ -156,9 +157,9 @@ async function replayInstance(input: ReplayInput, deps: EvalDeps): Promise<EvalR
 
   // Collect and score do not depend on the budget: run them once per instance (and method)
   // and charge their cost to every budget's time, so "ms/run" is what one real run costs.
-  const collect = once(deps.createStages(runConfig(options, budgets[0] as number, 'keyword'), dir).collect);
+  const collect = once((await deps.createStages(runConfig(options, budgets[0] as number, 'keyword'), dir)).collect);
   for (const method of options.methods) {
-    const score = once(deps.createStages(runConfig(options, budgets[0] as number, method), dir).score);
+    const score = once((await deps.createStages(runConfig(options, budgets[0] as number, method), dir)).score);
     for (const budget of budgets) {
       const run: EvalRun = { commit: instance.commit, method, budget };
       try {
