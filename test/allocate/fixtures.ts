@@ -1,4 +1,5 @@
 import type { FactorName, FileCategory, Level, LevelContent, ScoredFile } from '../../src/types.js';
+import type { Candidate, LevelOption } from '../../src/allocate/candidates.js';
 import type { AllocateInput, BudgetPlan, HistoryMessage, RenderFormat } from '../../src/stages.js';
 import type { Tokenizer } from '../../src/tokenize/tokenizer.js';
 import { FACTOR_NAMES } from '../../src/types.js';
@@ -54,3 +55,10 @@ export function allocateInput(
     format: extra.format ?? 'xml',
   };
 }
+
+/** A candidate whose levels cost the given tokens (full, detailed, summary, stub). */
+export function fakeCandidate(path: string, weight: number, costs: Partial<Record<Level, number>>): Candidate {
+  const options: LevelOption[] = (Object.entries(costs) as [Level, number][]).map(([level, cost]) => ({ level, content: level, contentTokens: cost, block: level, cost }));
+  return { path, tier: 'primary', relevance: weight, weight, category: 'source_code', factors: { task_alignment: 0, recency: 0, mention_density: 0, dependency_depth: 0, file_type: 0 }, options };
+}
+

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { assignTiers, startingLevels } from '../../src/allocate/tiers.js';
+import { defaultConfig } from '../../src/config/schema.js';
+import { scored } from './fixtures.js';
+
+const config = defaultConfig();
+
+describe('assignTiers', () => {
+  it.each([
+    [0.95, 'primary'],
+    [0.7, 'primary'],
+    [0.69, 'supporting'],
+    [0.5, 'supporting'],
+    [0.49, 'reference'],
+    [0.3, 'reference'],
+    [0.29, 'excluded'],
+    [0, 'excluded'],
+  ])('relevance %s goes to %s (thresholds 0.7 / 0.5 / 0.3)', (relevance, expected) => {
+    // A primary file is present so the calibration guard stays out of the way.
+    const tiering = assignTiers([scored('anchor.ts', 0.99), scored('f.ts', relevance, { alignment: 0 })], config);
+    const where = (['primary', 'supporting', 'reference'] as const).find((t) => tiering.tiers[t].some((f) => f.file.path === 'f.ts')) ?? 'excluded';
+    expect(where).toBe(expected);
+  });
+
+  it('records the reason for a file under include_minimum', () => {
+    const { excluded } = assignTiers([scored('a.ts', 0.9), scored('low.ts', 0.21)], config);
+    expect(excluded).toEqual([{ path: 'low.ts', relevance_score: 0.21, reason: 'relevance 0.21 below include_minimum 0.3' }]);
+  });
+
+  it('puts an @-mentioned file in primary whatever its score, weighted as at least primary_threshold', () => {
+    const { tiers, excluded } = assignTiers([scored('a.ts', 0.9), scored('named.ts', 0.1, { mentioned: true })], config);
+    expect(tiers.primary.map((f) => [f.file.path, f.weight])).toEqual([
+      ['a.ts', 0.9],
+      ['named.ts', 0.7],
+    ]);
+    expect(excluded).toEqual([]);
+  });
+
+  it('orders each tier by relevance descending, ties by path', () => {
+    const { tiers } = assignTiers([scored('b.ts', 0.6), scored('c.ts', 0.65), scored('a.ts', 0.6), scored('top.ts', 0.8)], config);
+    expect(tiers.supporting.map((f) => f.file.path)).toEqual(['c.ts', 'a.ts', 'b.ts']);
+  });
+
+  describe('calibration guard', () => {
+    it('promotes the top file when primary is empty and it is clearly relevant', () => {
+      const { tiers, notes } = assignTiers([scored('auth.ts', 0.62, { alignment: 0.9 }), scored('other.ts', 0.55, { alignment: 0.8 })], config);
+      expect(tiers.primary.map((f) => f.file.path)).toEqual(['auth.ts']);
+      expect(tiers.supporting.map((f) => f.file.path)).toEqual(['other.ts']);
+      expect(notes[0]).toMatch(/promoted auth\.ts .* to primary/);
+    });
+
+    it.each([
+      ['task_alignment too weak', scored('a.ts', 0.62, { alignment: 0.3 })],
+      ['relevance under supporting_threshold', scored('a.ts', 0.45, { alignment: 0.9 })],
+    ])('does not promote when %s', (_, file) => {
+      const { tiers, notes } = assignTiers([file], config);
+      expect(tiers.primary).toEqual([]);
+      expect(notes).toEqual([]);
+    });
+
+    it('stays out of the way when a file is mentioned', () => {
+      const { tiers } = assignTiers([scored('a.ts', 0.62, { alignment: 0.9 }), scored('m.ts', 0.2, { mentioned: true })], config);
+      expect(tiers.primary.map((f) => f.file.path)).toEqual(['m.ts']);
+    });
+  });
+});
+
+describe('startingLevels', () => {
+  it('reads the spec use_when texts: primary full, supporting detailed, reference summary', () => {
+    expect(startingLevels(config)).toEqual({ primary: 'full', supporting: 'detailed', reference: 'summary' });
+  });
+
+  it('follows a configured use_when', () => {
+    const custom = structuredClone(config);
+    custom.summarization.levels.detailed.use_when = 'Primary context when the budget is tight';
+    custom.summarization.levels.full.use_when = 'Only when asked';
+    expect(startingLevels(custom).primary).toBe('detailed');
+  });
+});
