@@ -40,9 +40,8 @@ export const recencySignal: Signal = {
       ctx.warnings.push(
         `recency: every candidate file last changed within the same short window${git.isShallow ? ' (shallow clone)' : ''}, so recency does not tell them apart; neutral score used`,
       );
-    } else if (git.isShallow) {
-      ctx.warnings.push('recency: shallow clone, so last-commit times are partial (files older than the clone depth look as old as its oldest commit)');
     }
+    // an informative shallow clone is already reported by the collect stage
     for (const f of files) {
       const age = ages.get(f.path) as { days: number; source: string };
       const decay = 0.5 ** (age.days / halfLife);

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import {
+  calibrateSemantic,
+  fuseAlignment,
+  keywordAlignment,
+  namedInTask,
+  promoteNamed,
+  shapeAlignment,
+  NAMED_OTHERS_CAP,
+} from '../../src/scoring/alignment.js';
+import { candidates } from './helpers.js';
+
+const files = candidates({
+  'src/http/client.ts': 'export class HttpClient { retryLoop() { this.retry(); } send() {} }',
+  'src/http/retry-policy.ts': 'export const retryPolicy = { attempts: 3, backoff: "exponential" };',
+  'src/db/pool.ts': 'export class ConnectionPool { acquire() {} }',
+  'src/index.ts': 'export * from "./http/client.js";',
+  'test/index.ts': 'import "../src/index.js";',
+  'docs/index.md': '# Docs',
+});
+const paths = files.map((f) => f.path);
+
+describe('namedInTask (exact-name promotion)', () => {
+  it.each([
+    ['fix the bug in src/db/pool.ts', ['src/db/pool.ts']],
+    ['fix the bug in pool.ts please', ['src/db/pool.ts']],
+    ['see db/pool.ts and retry-policy.ts.', ['src/db/pool.ts', 'src/http/retry-policy.ts']],
+    ['what does index.ts export', []],
+    ['src/index.ts re-exports too much', ['src/index.ts']],
+    ['../outside.ts and /etc/passwd', []],
+  ])('%s -> %j', (task, expected) => {
+    expect([...namedInTask(task, paths)].sort()).toEqual(expected);
+  });
+
+  it('promotes named files to 1 and caps every other file below them', () => {
+    const promoted = promoteNamed(new Map([['src/http/client.ts', 1], ['src/db/pool.ts', 0.2]]), new Set(['src/db/pool.ts']), paths);
+    expect(promoted.get('src/db/pool.ts')).toBe(1);
+    expect(promoted.get('src/http/client.ts')).toBe(NAMED_OTHERS_CAP);
+  });
+});
+
+describe('keywordAlignment', () => {
+  it('maps the run best match of a clearly related task to 1', () => {
+    const a = keywordAlignment('the http client retry loop gives up too early', files);
+    expect(a.scores.get('src/http/client.ts')).toBe(1);
+    expect(a.ranks.get('src/http/client.ts')).toBe(1);
+    expect(a.scores.get('src/db/pool.ts') ?? 0).toBe(0);
+  });
+
+  it('keeps the best match weak when the task is about things the repository lacks', () => {
+    const a = keywordAlignment('configure kubernetes ingress certificates for the staging cluster deployment', files);
+    expect(Math.max(0, ...a.scores.values())).toBeLessThan(0.3);
+  });
+});
+
+describe('calibrateSemantic', () => {
+  it('puts the median at 0 and the best at 1', () => {
+    const sims = new Map([['a', 0.9], ['b', 0.5], ['c', 0.45], ['d', 0.4]]);
+    const s = calibrateSemantic(sims, ['a', 'b', 'c', 'd']);
+    expect(s.get('a')).toBeCloseTo(1, 6);
+    expect(s.get('c')).toBe(0);
+    expect(s.get('d')).toBe(0);
+  });
+  it('does not inflate a flat distribution (best barely above the median)', () => {
+    const s = calibrateSemantic(new Map([['a', 0.52], ['b', 0.5], ['c', 0.5]]), ['a', 'b', 'c']);
+    expect(s.get('a')).toBeLessThan(0.2);
+  });
+  it('ignores missing and non-finite similarities', () => {
+    const s = calibrateSemantic(new Map([['a', Number.NaN], ['b', 0.5]]), ['a', 'b', 'c']);
+    expect(s.has('a')).toBe(false);
+    expect(s.has('c')).toBe(false);
+  });
+});
+
+describe('fuseAlignment and shapeAlignment', () => {
+  it('gives the file both sides agree on 1 and one-sided matches a middle value', () => {
+    const keyword = new Map([['both', 1], ['kw', 1], ['sem', 0]]);
+    const semantic = new Map([['both', 1], ['kw', 0], ['sem', 1]]);
+    const fused = fuseAlignment(keyword, semantic, ['both', 'kw', 'sem', 'none']);
+    expect(fused.get('both')).toBe(1);
+    expect(fused.get('kw')).toBe(0.5);
+    expect(fused.get('sem')).toBe(0.5);
+    expect(fused.get('none')).toBe(0);
+  });
+  it('normalises a weak fused best only up to the floor', () => {
+    const fused = fuseAlignment(new Map([['a', 0.4]]), new Map([['a', 0]]), ['a']);
+    expect(fused.get('a')).toBeCloseTo(0.4, 6);
+  });
+  it.each([
+    [1, 1],
+    [0.9, 1],
+    [0.85, 1],
+    [0.6, (0.6 / 0.85) ** 2],
+    [0.3, (0.3 / 0.85) ** 2],
+    [0, 0],
+  ])('shape(%s) = %s', (ratio, expected) => {
+    expect(shapeAlignment(new Map([['f', ratio]])).get('f')).toBeCloseTo(expected, 9);
+  });
+});

@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+import type { CandidateFile, FileCategory, GitFacts, SignalInput } from '../../src/types.js';
+import { defaultConfig, type Config } from '../../src/config/schema.js';
+import { classifyFiles } from '../../src/scoring/classify.js';
+
+/** In-memory candidate files from a path -> content table. */
+export function candidates(files: Record<string, string>, mtimeMs = Date.UTC(2026, 0, 1)): CandidateFile[] {
+  return Object.entries(files)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([path, content]) => ({
+      path,
+      content,
+      size: Buffer.byteLength(content),
+      mtimeMs,
+      hash: createHash('sha256').update(content).digest('hex'),
+      lineCount: content.split('\n').length,
+    }));
+}
+
+export function gitFacts(lastCommit: Record<string, number> = {}, dirty: string[] = [], isRepo = true): GitFacts {
+  return { isRepo, lastCommitMs: new Map(Object.entries(lastCommit)), dirty: new Set(dirty) };
+}
+
+/** A SignalInput over in-memory files; categories from the default classifier. */
+export function signalInput(
+  files: CandidateFile[],
+  options: { task?: string; git?: GitFacts; nowMs?: number; config?: Config; prior?: SignalInput['prior'] } = {},
+): SignalInput {
+  const categories: Map<string, FileCategory> = classifyFiles(files.map((f) => f.path), options.config ?? defaultConfig());
+  return {
+    task: options.task ?? '',
+    files,
+    git: options.git ?? gitFacts(),
+    nowMs: options.nowMs ?? Date.UTC(2026, 0, 15),
+    prior: options.prior ?? new Map(files.map((f) => [f.path, {}])),
+    categories,
+  };
+}
+
+export const DAY_MS = 86_400_000;
