@@ -27,3 +27,13 @@ export function resolveRecordsDir(root: string): string {
 export function resolveBudgetLogPath(root: string): string {
   return join(root, '.aiwg', 'rag', 'context-budget-log.jsonl');
 }
+
+/** Token counts of whole files, keyed by content hash and tokenizer: `<cache dir>/tokens`. */
+export function resolveTokenCacheDir(root: string, config: Config): string {
+  return join(resolveCacheDir(root, config), 'tokens');
+}
+
+/** Where the semantic scorer keeps its vectors: `<cache dir>/embeddings`. */
+export function resolveEmbeddingsCacheDir(root: string, config: Config): string {
+  return join(resolveCacheDir(root, config), 'embeddings');
+}

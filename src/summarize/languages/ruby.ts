@@ -21,6 +21,9 @@ export const rubyLanguage: LanguageSpec = {
   imports: setOf(),
   bodyStyle: 'end',
   commentPrefix: '#',
+  isImport(node) {
+    return node.type === 'call' && /^(require|require_relative|load)$/.test(node.childForFieldName('method')?.text ?? '');
+  },
   kindOf(node) {
     return node.type === 'method' && node.parent?.parent === null ? 'function' : undefined;
   },

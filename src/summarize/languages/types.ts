@@ -38,6 +38,8 @@ export interface LanguageSpec {
   readonly bodyStyle: BodyStyle;
   /** Line comment prefix for markers, e.g. `//` or `#`. */
   readonly commentPrefix: string;
+  /** Import-like statements that are not known by node type alone (e.g. Ruby `require 'x'`). */
+  isImport?(node: SyntaxNode): boolean;
   /** Kind of a node that is not in `definitions` but defines something (e.g. `const f = () => {}`). */
   kindOf?(node: SyntaxNode): string | undefined;
   /** The body to elide or to outline; default: the `body` field. */

@@ -7,11 +7,21 @@ function declaratorOf(node: SyntaxNode): SyntaxNode | undefined {
   return namedChildrenOf(node).find((c) => c.type === 'variable_declarator');
 }
 
+/** `const x = require('y')` and `require('y')` are imports. */
+function isRequire(node: SyntaxNode): boolean {
+  const call =
+    node.type === 'lexical_declaration' || node.type === 'variable_declaration'
+      ? declaratorOf(node)?.childForFieldName('value')
+      : node.type === 'expression_statement'
+        ? node.firstNamedChild
+        : undefined;
+  return call?.type === 'call_expression' && call.childForFieldName('function')?.text === 'require';
+}
+
 function ecmaKindOf(node: SyntaxNode): string | undefined {
   if (node.type === 'lexical_declaration' || node.type === 'variable_declaration') {
     const value = declaratorOf(node)?.childForFieldName('value');
-    // `const x = require('y')` is an import, not a definition.
-    if (value?.type === 'call_expression' && value.childForFieldName('function')?.text === 'require') return undefined;
+    if (isRequire(node)) return undefined;
     return value && FUNCTION_VALUES.has(value.type) ? 'function' : 'variable';
   }
   if (node.type === 'public_field_definition' || node.type === 'field_definition') {
@@ -79,6 +89,7 @@ export function ecmascriptLanguage(id: string, fileType: string, grammar: string
     bodyOf: ecmaBodyOf,
     nameOf: ecmaNameOf,
     isExported: ecmaIsExported,
+    isImport: isRequire,
   };
 }
 

@@ -20,6 +20,8 @@ export interface OutlineItem {
   endRow: number;
   /** First row rendered (attached comments included), used to keep blank lines between items. */
   firstRow: number;
+  /** The comment lines attached above a definition (also the first entries of `lines`). */
+  doc?: string[];
   /** Lines before the children (attached comments, signature, elided body). */
   lines: string[];
   children: OutlineItem[];

@@ -70,22 +70,27 @@ class OutlineWalker {
     const items: OutlineItem[] = [];
     let pending: SyntaxNode[] = [];
     let seenCode = false;
+    // Last row already rendered: a trailing comment or statement on it (`}  // namespace x`) is not repeated.
+    let covered = minRow - 1;
     const flushComments = (nodes: SyntaxNode[]) => {
       for (const group of groupAdjacent(nodes)) items.push(this.commentItem(group, depth, depth === 0 && !seenCode));
     };
     for (const node of nodes) {
       if (node.startPosition.row < minRow) continue;
+      const resolvedHere = this.resolve(node);
+      if (!resolvedHere && node.startPosition.row <= covered) continue;
       if (this.lang.comments.has(node.type)) {
         pending.push(node);
         continue;
       }
-      const resolved = this.resolve(node);
+      const resolved = resolvedHere;
       const attached = resolved ? adjacentTail(pending, node.startPosition.row) : [];
       flushComments(pending.slice(0, pending.length - attached.length));
       pending = [];
       if (resolved) items.push(this.definitionItem(resolved, attached, depth, container));
       else if (depth === 0 && !seenCode && items.length === 0 && isDocString(node)) items.push(this.plainItem(node, 'comment', depth, true));
-      else items.push(this.plainItem(node, this.lang.imports.has(node.type) ? 'import' : 'statement', depth, false));
+      else items.push(this.plainItem(node, this.isImport(node) ? 'import' : 'statement', depth, false));
+      covered = Math.max(covered, items.at(-1)!.endRow);
       seenCode = true;
     }
     flushComments(pending);
@@ -104,6 +109,10 @@ class OutlineWalker {
     }
     const kind = this.kindOf(node);
     return kind === undefined ? undefined : { node, outer: node, kind, wrapped: false };
+  }
+
+  private isImport(node: SyntaxNode): boolean {
+    return this.lang.imports.has(node.type) || this.lang.isImport?.(node) === true;
   }
 
   private kindOf(node: SyntaxNode): string | undefined {
@@ -126,7 +135,8 @@ class OutlineWalker {
       startRow,
       endRow,
       firstRow,
-      lines: commentLines,
+      doc: commentLines,
+      lines: [...commentLines],
       children: [],
       closing: [],
     };

@@ -1,0 +1,137 @@
+import { readdir, readFile, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { CACHE_FORMAT_VERSION, ENTRY_SUFFIX, isExpired, parseEnvelope } from './disk-cache.js';
+
+/** Temp files of a writer that died are removed by prune once this old. */
+export const STALE_TEMP_MS = 60 * 60 * 1000;
+
+export interface CacheDirStats {
+  name: string;
+  dir: string;
+  exists: boolean;
+  entries: number;
+  bytes: number;
+  /** File times of the oldest and newest entry, epoch ms. */
+  oldestMs: number | null;
+  newestMs: number | null;
+}
+
+export interface CacheFile {
+  path: string;
+  bytes: number;
+  mtimeMs: number;
+  /** True when the path has the layout of our entries: `<ns>/<shard>/<shard…>.json`. */
+  isEntry: boolean;
+  isTemp: boolean;
+}
+
+/**
+ * Files under a cache directory. Only files laid out as our entries (or their temp files) are
+ * ever touched by prune and clear, so a misconfigured cache path cannot cost the user a file.
+ */
+export async function listCacheFiles(dir: string): Promise<CacheFile[] | null> {
+  let names: string[];
+  try {
+    names = (await readdir(dir, { recursive: true })).map(String);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  const files: CacheFile[] = [];
+  for (const name of names.sort()) {
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isFile()) continue;
+    const parts = relative(dir, path).split(sep);
+    const base = parts[2] ?? '';
+    const layout = parts.length === 3 && parts[1]!.length === 2 && base.startsWith(parts[1]!);
+    const isTemp = layout && base.endsWith('.tmp') && base.includes(`${ENTRY_SUFFIX}.`);
+    files.push({ path, bytes: info.size, mtimeMs: info.mtimeMs, isEntry: layout && base.endsWith(ENTRY_SUFFIX), isTemp });
+  }
+  return files;
+}
+
+/** Sizes, entry counts and ages. `entriesOnly` false counts every file (a foreign cache such as embeddings). */
+export async function cacheStats(name: string, dir: string, entriesOnly = true): Promise<CacheDirStats> {
+  const files = await listCacheFiles(dir);
+  const counted = (files ?? []).filter((f) => !entriesOnly || f.isEntry);
+  const times = counted.map((f) => f.mtimeMs);
+  return {
+    name,
+    dir,
+    exists: files !== null,
+    entries: counted.length,
+    bytes: counted.reduce((sum, f) => sum + f.bytes, 0),
+    oldestMs: times.length > 0 ? Math.min(...times) : null,
+    newestMs: times.length > 0 ? Math.max(...times) : null,
+  };
+}
+
+export interface PruneResult {
+  name: string;
+  dir: string;
+  removed: number;
+  freedBytes: number;
+  kept: number;
+}
+
+/** Remove expired, corrupt and foreign-version entries and stale temp files. */
+export async function pruneCache(name: string, dir: string, options: { nowMs: number; maxAgeMs: number }): Promise<PruneResult> {
+  const result: PruneResult = { name, dir, removed: 0, freedBytes: 0, kept: 0 };
+  const removed: string[] = [];
+  for (const file of (await listCacheFiles(dir)) ?? []) {
+    let remove = false;
+    if (file.isTemp) remove = options.nowMs - file.mtimeMs > STALE_TEMP_MS;
+    else if (file.isEntry) {
+      const entry = parseEnvelope(await readFile(file.path, 'utf8').catch(() => ''));
+      remove = !entry || entry.v !== CACHE_FORMAT_VERSION || isExpired(entry.createdMs, options.nowMs, options.maxAgeMs);
+    } else continue;
+    if (remove && (await removeFile(file.path))) {
+      result.removed += 1;
+      result.freedBytes += file.bytes;
+      removed.push(file.path);
+    } else if (!remove) result.kept += 1;
+  }
+  await removeEmptiedDirs(removed);
+  return result;
+}
+
+/** Remove every entry and temp file (entriesOnly), or the whole directory of a foreign cache. */
+export async function clearCache(name: string, dir: string, entriesOnly = true): Promise<PruneResult> {
+  const files = (await listCacheFiles(dir)) ?? [];
+  const result: PruneResult = { name, dir, removed: 0, freedBytes: 0, kept: 0 };
+  if (!entriesOnly) {
+    await rm(dir, { recursive: true, force: true });
+    return { ...result, removed: files.length, freedBytes: files.reduce((s, f) => s + f.bytes, 0) };
+  }
+  const removed: string[] = [];
+  for (const file of files) {
+    if (!file.isEntry && !file.isTemp) {
+      result.kept += 1;
+      continue;
+    }
+    if (await removeFile(file.path)) {
+      result.removed += 1;
+      result.freedBytes += file.bytes;
+      removed.push(file.path);
+    }
+  }
+  await removeEmptiedDirs(removed);
+  return result;
+}
+
+async function removeFile(path: string): Promise<boolean> {
+  try {
+    await unlink(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Shard and namespace directories emptied by removing `paths` (only those: never a user's directory). */
+async function removeEmptiedDirs(paths: string[]): Promise<void> {
+  const shards = [...new Set(paths.map((p) => dirname(p)))];
+  for (const shard of shards) await rmdir(shard).catch(() => undefined);
+  for (const namespace of new Set(shards.map((s) => dirname(s)))) await rmdir(namespace).catch(() => undefined);
+}

@@ -1,0 +1,116 @@
+import { randomBytes, createHash } from 'node:crypto';
+import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { KeyValueCache } from '../types.js';
+
+/**
+ * Format of every entry file. Bump it when the envelope or a value's layout changes: entries of
+ * another version are misses (and `aiwg cache prune` removes them).
+ */
+export const CACHE_FORMAT_VERSION = 1;
+export const CACHE_FORMAT_NAME = 'aiwg-cache';
+export const ENTRY_SUFFIX = '.json';
+
+/** The envelope written to disk around each value. */
+export interface CacheEnvelope {
+  format: typeof CACHE_FORMAT_NAME;
+  v: number;
+  ns: string;
+  key: string;
+  /** When the entry was written, epoch ms from the injected clock. */
+  createdMs: number;
+  value: string;
+}
+
+export interface DiskCacheOptions {
+  /** Directory of this cache, e.g. `.aiwg/rag/summaries`. */
+  dir: string;
+  /** Injected clock, epoch ms. */
+  now?: () => number;
+  /** Entries older than this are misses; 0 = no expiry. */
+  maxAgeMs?: number;
+  /** For tests of foreign versions; default CACHE_FORMAT_VERSION. */
+  formatVersion?: number;
+}
+
+/**
+ * A content-addressed cache on disk: one JSON file per entry at
+ * `<dir>/<namespace>/<key[0..2]>/<key>.json` (sharded by the key's hash prefix). Writes go to a
+ * unique temp file renamed over the entry, so readers see a whole old or a whole new entry and
+ * concurrent writers never interleave. Anything unreadable, of another format version or expired
+ * is a miss, and the next `set` rewrites it.
+ */
+export function createDiskCache(options: DiskCacheOptions): KeyValueCache {
+  const { dir, now = Date.now, maxAgeMs = 0, formatVersion = CACHE_FORMAT_VERSION } = options;
+  const madeDirs = new Set<string>();
+  return {
+    async get(namespace, key) {
+      const file = entryPath(dir, namespace, key);
+      let text: string;
+      try {
+        text = await readFile(file, 'utf8');
+      } catch {
+        return undefined;
+      }
+      const entry = parseEnvelope(text);
+      if (!entry || entry.v !== formatVersion || entry.ns !== namespace || entry.key !== key) return undefined;
+      if (isExpired(entry.createdMs, now(), maxAgeMs)) return undefined;
+      return entry.value;
+    },
+    async set(namespace, key, value) {
+      const file = entryPath(dir, namespace, key);
+      const shard = join(file, '..');
+      if (!madeDirs.has(shard)) {
+        await mkdir(shard, { recursive: true });
+        madeDirs.add(shard);
+      }
+      const envelope: CacheEnvelope = { format: CACHE_FORMAT_NAME, v: formatVersion, ns: namespace, key, createdMs: now(), value };
+      const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+      try {
+        await writeFile(temp, JSON.stringify(envelope));
+        await rename(temp, file);
+      } catch (error) {
+        await unlink(temp).catch(() => undefined);
+        // The shard may have been removed by `aiwg cache clear` since we made it.
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') madeDirs.delete(shard);
+        throw error;
+      }
+    },
+  };
+}
+
+/** Path of an entry; unsafe namespaces or keys are replaced by their sha256. */
+export function entryPath(dir: string, namespace: string, key: string): string {
+  const ns = safeSegment(namespace);
+  const k = safeSegment(key);
+  return join(dir, ns, k.slice(0, 2), `${k}${ENTRY_SUFFIX}`);
+}
+
+function safeSegment(value: string): string {
+  return /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(value) ? value : createHash('sha256').update(value).digest('hex');
+}
+
+/** The envelope of an entry file's text, or undefined when it is not one (garbage, truncated). */
+export function parseEnvelope(text: string): CacheEnvelope | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const e = parsed as Partial<CacheEnvelope>;
+  const valid =
+    e.format === CACHE_FORMAT_NAME &&
+    typeof e.v === 'number' &&
+    typeof e.ns === 'string' &&
+    typeof e.key === 'string' &&
+    typeof e.createdMs === 'number' &&
+    typeof e.value === 'string';
+  return valid ? (e as CacheEnvelope) : undefined;
+}
+
+/** Age check; an entry from the future (clock skew) counts as fresh. */
+export function isExpired(createdMs: number, nowMs: number, maxAgeMs: number): boolean {
+  return maxAgeMs > 0 && nowMs - createdMs > maxAgeMs;
+}

@@ -1,0 +1,177 @@
+import { createHash } from 'node:crypto';
+import type { Config, Level } from '../config/schema.js';
+import type { Tokenizer } from '../tokenize/tokenizer.js';
+import type { CandidateFile, KeyValueCache, LevelContent, RunContext } from '../types.js';
+import { analyzeFile, fileTypeForPath, type FileAnalysis } from './outline/index.js';
+import { renderOutline } from './outline/render.js';
+import { buildStub } from './stub.js';
+import type { SyntaxEngine } from './syntax/engine.js';
+import { LOCAL_SUMMARIZER, summarizeLocally } from './summarizers/local.js';
+import type { LlmSummarizer } from './summarizers/llm.js';
+
+/** Part of every detailed-level cache key: bump when outlines change. */
+export const OUTLINE_VERSION = 1;
+/** Above this many tokens the LLM summarizer is sent the detailed outline instead of the file. */
+export const LLM_MAX_INPUT_TOKENS = 6000;
+
+export interface FileLevelsPorts {
+  syntax: SyntaxEngine;
+  /** Detailed and summary entries; undefined = not cached. */
+  summaryCache?: KeyValueCache;
+  /** Token counts of whole files; undefined = not cached. */
+  tokenCache?: KeyValueCache;
+  llm?: LlmSummarizer;
+}
+
+export interface FileLevels {
+  /** full, detailed, summary, stub: in that order, tokens never increasing. */
+  levels: LevelContent[];
+  /** Whether each level's own content (or token count, for full) came from a cache. */
+  cached: Record<Level, boolean>;
+}
+
+export type BuildFileLevels = (file: CandidateFile, lastModifiedMs: number, ctx: RunContext) => Promise<FileLevels>;
+
+/**
+ * Builds the four levels of one file: the cold path parses and renders, the warm path is two or
+ * three cache lookups. Create one per run or stage and reuse it for every file.
+ */
+export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildFileLevels {
+  const warned = new Set<string>();
+  const warnOnce = (ctx: RunContext, id: string, message: string) => {
+    if (warned.has(id)) return;
+    warned.add(id);
+    ctx.warnings.push(message);
+    ctx.reporter.warn(message);
+  };
+  const limits = config.summarization.levels;
+  const { invalidate_on_change: invalidateOnChange } = config.summarization.caching;
+
+  const cachedJson = async (cache: KeyValueCache | undefined, ns: string, key: string, limit: number): Promise<LevelText | undefined> => {
+    const raw = await cache?.get(ns, key);
+    if (raw === undefined) return undefined;
+    try {
+      const value = JSON.parse(raw) as Partial<LevelText>;
+      const valid = typeof value.content === 'string' && Number.isInteger(value.tokens) && value.tokens! >= 0 && (limit < 0 || value.tokens! <= limit);
+      return valid ? (value as LevelText) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const store = async (ctx: RunContext, cache: KeyValueCache | undefined, ns: string, key: string, value: string) => {
+    try {
+      await cache?.set(ns, key, value);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      warnOnce(ctx, `cache-write:${ns}`, `could not write the ${ns} cache (${code}): levels are computed but not cached`);
+    }
+  };
+
+  return async (file, lastModifiedMs, ctx) => {
+    const { tokenizer } = ctx;
+    const subject = invalidateOnChange ? file.hash : sha256(`path\0${file.path}`);
+    let analysis: FileAnalysis | undefined;
+    const analyze = async () => (analysis ??= await analyzeFile(file.path, file.content, { syntax: ports.syntax }));
+    const cached: Record<Level, boolean> = { full: false, detailed: false, summary: false, stub: false };
+
+    // full: the file itself; its token count is the main cold cost, so it is cached by content.
+    let fullTokens: number | undefined;
+    const countText = await ports.tokenCache?.get(tokenizer.id, file.hash);
+    if (countText !== undefined && /^\d+$/.test(countText)) {
+      fullTokens = Number(countText);
+      cached.full = true;
+    } else {
+      fullTokens = tokenizer.count(file.content);
+      await store(ctx, ports.tokenCache, tokenizer.id, file.hash, String(fullTokens));
+    }
+    const full: LevelText = { content: file.content, tokens: fullTokens };
+
+    const detailedKey = `${subject}.${variant(`outline@${OUTLINE_VERSION}`, tokenizer, limits.detailed.token_limit)}`;
+    let detailed = await cachedJson(ports.summaryCache, 'detailed', detailedKey, limits.detailed.token_limit);
+    cached.detailed = detailed !== undefined;
+    if (!detailed) {
+      const a = await analyze();
+      detailed = measure(renderOutline(a.items, { tokenizer, limit: limits.detailed.token_limit, commentPrefix: a.commentPrefix }), tokenizer);
+      await store(ctx, ports.summaryCache, 'detailed', detailedKey, JSON.stringify(detailed));
+    }
+
+    const summarizerIds = ports.llm ? [`${ports.llm.id}@${ports.llm.version}`] : [];
+    summarizerIds.push(`${LOCAL_SUMMARIZER.id}@${LOCAL_SUMMARIZER.version}`);
+    let summary: LevelText | undefined;
+    for (const id of summarizerIds) {
+      summary = await cachedJson(ports.summaryCache, 'summary', `${subject}.${variant(id, tokenizer, limits.summary.token_limit)}`, limits.summary.token_limit);
+      if (summary) break;
+    }
+    cached.summary = summary !== undefined;
+    if (!summary) {
+      const a = await analyze();
+      const limit = limits.summary.token_limit;
+      let usedId = `${LOCAL_SUMMARIZER.id}@${LOCAL_SUMMARIZER.version}`;
+      if (ports.llm) {
+        try {
+          const text = fullTokens <= LLM_MAX_INPUT_TOKENS ? file.content : detailed.content;
+          summary = measure(await ports.llm.summarize({ path: file.path, fileType: a.fileType, text }, tokenizer, limit), tokenizer);
+          usedId = summarizerIds[0]!;
+        } catch (error) {
+          warnOnce(ctx, 'llm', `${error instanceof Error ? error.message : String(error)}; used the local summarizer instead`);
+        }
+      }
+      summary ??= measure(summarizeLocally({ analysis: a, lineCount: file.lineCount, fullTokens }, tokenizer, limit), tokenizer);
+      // A fallback summary is cached under the local id, so the LLM is tried again next run.
+      await store(ctx, ports.summaryCache, 'summary', `${subject}.${variant(usedId, tokenizer, limit)}`, JSON.stringify(summary));
+    }
+
+    // The stub depends on path and date, not content: cheap, never cached.
+    const fileType = analysis?.fileType ?? (await stubFileType(file, analyze));
+    const stub = measure(buildStub({ path: file.path, fileType, lastModifiedMs, lineCount: file.lineCount }, tokenizer, limits.stub.token_limit), tokenizer);
+
+    const levels = config.summarization.enabled
+      ? monotone([full, detailed, summary, stub], [limits.full.token_limit, limits.detailed.token_limit, limits.summary.token_limit, limits.stub.token_limit])
+      : // Summarization off: a file is either whole or a stub (detailed and summary repeat the stub).
+        [full, stub, stub, stub];
+    return { levels: levels.map((l, i) => ({ level: LEVEL_ORDER[i]!, content: l.content, tokens: l.tokens })), cached };
+  };
+}
+
+const LEVEL_ORDER: readonly Level[] = ['full', 'detailed', 'summary', 'stub'];
+
+interface LevelText {
+  content: string;
+  tokens: number;
+}
+
+function measure(content: string, tokenizer: Tokenizer): LevelText {
+  return { content, tokens: tokenizer.count(content) };
+}
+
+/**
+ * A level that would not be smaller than the level above repeats it (when the one above is
+ * within this level's limit), so tokens never increase from full to stub.
+ */
+function monotone(levels: LevelText[], limitsByLevel: number[]): LevelText[] {
+  const out: LevelText[] = [levels[0]!];
+  for (let i = 1; i < levels.length; i++) {
+    const above = out[i - 1]!;
+    const own = levels[i]!;
+    const limit = limitsByLevel[i]!;
+    out.push(above.tokens <= own.tokens && (limit < 0 || above.tokens <= limit) ? above : own);
+  }
+  return out;
+}
+
+/** Which summarizer, tokenizer and limit produced an entry: part of its cache key. */
+function variant(producer: string, tokenizer: Tokenizer, limit: number): string {
+  return sha256(`${producer}\0${tokenizer.id}\0${limit}`).slice(0, 16);
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * The stub's file type without parsing on a warm run: the outliner registry decides by path,
+ * and only files whose type depends on content (extensionless scripts) are analysed.
+ */
+async function stubFileType(file: CandidateFile, analyze: () => Promise<FileAnalysis>): Promise<string> {
+  return fileTypeForPath(file.path) ?? (await analyze()).fileType;
+}

@@ -1,0 +1,91 @@
+import type { Config } from '../config/schema.js';
+import type { LevelsStage } from '../stages.js';
+import type { KeyValueCache, LevelContent } from '../types.js';
+import { resolveSummaryCacheDir, resolveTokenCacheDir } from '../cache/cache-dir.js';
+import { createDiskCache } from '../cache/disk-cache.js';
+import { createLayeredCache } from '../cache/layered-cache.js';
+import { createFileLevels, type BuildFileLevels } from './file-levels.js';
+import { createSyntaxEngine, type SyntaxEngine } from './syntax/engine.js';
+import { createLlmSummarizer, type FetchPort, type LlmSummarizer } from './summarizers/llm.js';
+import { ConfigError } from '../errors.js';
+
+/** Files summarised at once: overlaps cache reads and LLM calls; parsing itself is synchronous. */
+export const DEFAULT_LEVELS_CONCURRENCY = 16;
+
+export interface LevelsStageOptions {
+  root: string;
+  config: Config;
+}
+
+/** Ports of the levels stage; each defaults to the real thing. */
+export interface LevelsStageDeps {
+  /** Summary cache; `null` turns caching off. Default: LRU over disk under resolveSummaryCacheDir. */
+  summaryCache: KeyValueCache | null;
+  /** Token-count cache; `null` turns it off. Default: LRU over disk under resolveTokenCacheDir. */
+  tokenCache: KeyValueCache | null;
+  /** Clock for cache ages, epoch ms. */
+  now: () => number;
+  syntax: SyntaxEngine;
+  /** HTTP for the optional LLM summarizer. */
+  fetch: FetchPort;
+  /** Environment, for the LLM API key named by summarization.llm.api_key_env. */
+  env: Record<string, string | undefined>;
+  concurrency: number;
+}
+
+/**
+ * The summarize stage: every level of every file, exact token counts for ctx.tokenizer. Ports are
+ * created once per stage, lazily (no grammar loads when every level is a cache hit).
+ */
+export function createLevelsStage(options: LevelsStageOptions, deps: Partial<LevelsStageDeps> = {}): LevelsStage {
+  let build: BuildFileLevels | undefined;
+  const concurrency = deps.concurrency ?? DEFAULT_LEVELS_CONCURRENCY;
+  return async (input, ctx) => {
+    build ??= createFileLevels(options.config, resolveLevelsPorts(options, deps));
+    const files = [...input.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const results: LevelContent[][] = new Array(files.length);
+    let next = 0;
+    let done = 0;
+    const worker = async () => {
+      for (let i = next++; i < files.length; i = next++) {
+        const file = files[i]!;
+        results[i] = (await build!(file, input.lastModifiedMs.get(file.path) ?? file.mtimeMs, ctx)).levels;
+        ctx.reporter.progress('summarize', ++done, files.length);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, files.length)) }, worker));
+    return new Map(files.map((f, i) => [f.path, results[i]!]));
+  };
+}
+
+/** The real ports for a config, with overrides. Shared by the stage and `aiwg summarize`. */
+export function resolveLevelsPorts(options: LevelsStageOptions, deps: Partial<LevelsStageDeps> = {}) {
+  const { root, config } = options;
+  const now = deps.now ?? (() => Date.now());
+  const caching = config.summarization.caching;
+  const maxAgeMs = caching.max_age_hours * 3_600_000;
+  const layered = (dir: string) => createLayeredCache(createDiskCache({ dir, now, maxAgeMs }), { now, maxAgeMs });
+  const summaryCache = deps.summaryCache !== undefined ? deps.summaryCache : caching.enabled ? layered(resolveSummaryCacheDir(root, config)) : null;
+  const tokenCache = deps.tokenCache !== undefined ? deps.tokenCache : caching.enabled ? layered(resolveTokenCacheDir(root, config)) : null;
+  return {
+    syntax: deps.syntax ?? createSyntaxEngine(),
+    summaryCache: summaryCache ?? undefined,
+    tokenCache: tokenCache ?? undefined,
+    llm: createConfiguredLlm(config, deps),
+  };
+}
+
+function createConfiguredLlm(config: Config, deps: Partial<LevelsStageDeps>): LlmSummarizer | undefined {
+  const llm = config.summarization.llm;
+  if (!llm.enabled) return undefined;
+  if (!llm.url || !llm.model) {
+    throw new ConfigError('summarization.llm', 'enabled without url and model: set summarization.llm.url and summarization.llm.model, or enabled: false');
+  }
+  const env = deps.env ?? process.env;
+  const apiKey = llm.api_key_env ? env[llm.api_key_env] : undefined;
+  return createLlmSummarizer(
+    { url: llm.url, model: llm.model, timeoutMs: llm.timeout_ms, apiKey },
+    // The global fetch's Response is wider than the port needs.
+    deps.fetch ?? (fetch as unknown as FetchPort),
+  );
+}

@@ -1,0 +1,124 @@
+import type { Tokenizer } from '../../tokenize/tokenizer.js';
+import type { OutlineItem } from './types.js';
+
+export interface RenderLimit {
+  tokenizer: Tokenizer;
+  /** Token limit of the rendered text; -1 = none. */
+  limit: number;
+  /** Comment prefix for the omission marker line. */
+  commentPrefix: string;
+}
+
+/**
+ * Render an outline within a token limit. When the whole outline is over the limit, items are
+ * dropped least important first (see `dropRank`), a trailing marker line says how many were
+ * dropped, and the smallest number of drops that fits is found by binary search on exact counts.
+ * If even the header alone is too long, the text is cut on a line boundary with a marker.
+ */
+export function renderOutline(items: OutlineItem[], options: RenderLimit): string {
+  const { tokenizer, limit } = options;
+  const full = renderItems(items, new Set());
+  if (limit < 0 || tokenizer.count(full) <= limit) return full;
+  const order = dropOrder(items);
+  const render = (k: number) => {
+    const dropped = new Set(order.slice(0, k));
+    return withMarker(renderItems(items, dropped), countRemoved(items, dropped), options);
+  };
+  let lo = 1;
+  let hi = order.length;
+  if (tokenizer.count(render(hi)) > limit) return cutToLimit(render(hi), options);
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (tokenizer.count(render(mid)) <= limit) hi = mid;
+    else lo = mid + 1;
+  }
+  return render(lo);
+}
+
+/**
+ * Lower ranks are kept longer: private before exported, nested before top level.
+ * 6 nested private, 5 top-level private or plain statement, 4 nested exported, 3 import,
+ * 2 top-level exported, 1 file header.
+ */
+export function dropRank(item: OutlineItem): number {
+  if (item.isHeader) return 1;
+  if (item.kind === 'import') return 3;
+  const nested = item.depth > 0;
+  if (item.exported) return nested ? 4 : 2;
+  return nested ? 6 : 5;
+}
+
+/** Items in the order they are dropped: highest rank first, then later in the file, deeper first. */
+export function dropOrder(items: OutlineItem[]): OutlineItem[] {
+  const all: OutlineItem[] = [];
+  const visit = (list: OutlineItem[]) => {
+    for (const item of list) {
+      all.push(item);
+      visit(item.children);
+    }
+  };
+  visit(items);
+  return all.sort((a, b) => dropRank(b) - dropRank(a) || b.startRow - a.startRow || b.depth - a.depth);
+}
+
+/** Items removed by dropping `dropped`: each dropped item and everything nested in it. */
+function countRemoved(items: OutlineItem[], dropped: ReadonlySet<OutlineItem>): number {
+  let count = 0;
+  const visit = (list: OutlineItem[], parentDropped: boolean) => {
+    for (const item of list) {
+      const isDropped = parentDropped || dropped.has(item);
+      if (isDropped) count += 1;
+      visit(item.children, isDropped);
+    }
+  };
+  visit(items, false);
+  return count;
+}
+
+/** Lines of the kept items; a blank line is kept where the source had one between siblings. */
+export function renderItems(items: OutlineItem[], dropped: ReadonlySet<OutlineItem>): string {
+  const out: string[] = [];
+  const visit = (list: OutlineItem[]) => {
+    let previousEnd: number | undefined;
+    for (const item of list) {
+      if (dropped.has(item)) continue;
+      if (previousEnd !== undefined && item.firstRow > previousEnd + 1) out.push('');
+      out.push(...item.lines);
+      visit(item.children);
+      out.push(...item.closing);
+      previousEnd = Math.max(item.endRow, item.startRow);
+    }
+  };
+  visit(items);
+  return out.join('\n');
+}
+
+function withMarker(text: string, dropped: number, options: RenderLimit): string {
+  if (dropped === 0) return text;
+  const marker = `${markerPrefix(options)}… ${dropped} ${dropped === 1 ? 'item' : 'items'} omitted to fit ${options.limit} tokens`;
+  return text === '' ? marker : `${text}\n${marker}`;
+}
+
+/** Last resort: keep whole lines from the top while they fit, then a marker line. */
+export function cutToLimit(text: string, options: RenderLimit): string {
+  const { tokenizer, limit } = options;
+  if (tokenizer.count(text) <= limit) return text;
+  const lines = text.split('\n');
+  const marker = (kept: number) => `${markerPrefix(options)}… ${lines.length - kept} more lines cut to fit ${limit} tokens`;
+  const attempt = (kept: number) => [...lines.slice(0, kept), marker(kept)].join('\n');
+  let lo = 0;
+  let hi = lines.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (tokenizer.count(attempt(mid)) <= limit) lo = mid;
+    else hi = mid - 1;
+  }
+  const result = attempt(lo);
+  if (tokenizer.count(result) <= limit) return result;
+  // Even the marker alone is over a tiny limit: return as many whole lines as fit, or nothing.
+  return lines.slice(0, Math.max(0, lo)).join('\n');
+}
+
+function markerPrefix(options: RenderLimit): string {
+  return options.commentPrefix === '' ? '' : `${options.commentPrefix} `;
+}
