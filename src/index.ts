@@ -16,6 +16,8 @@ export * from './tokenize/budget.js';
 export * from './tokenize/truncate.js';
 export { extractDefinitions, createDefinitionExtractor, type Definition } from './summarize/syntax/definitions.js';
 export { createSyntaxEngine, type SyntaxEngine } from './summarize/syntax/engine.js';
+export * from './config/load.js';
+export { parseConfigStrict, crossFieldProblems, knownKeysAt, closestKey, SUM_TOLERANCE, type CrossFieldProblem } from './config/validate.js';
 export { mineCommits, classifyCommit, parseGitLog, taskText, SKIP_REASONS, type EvalInstance, type RawCommit, type ChangedFile, type SkipReason, type MineOptions, type MineResult } from './eval/mine-commits.js';
 export { runEval, runConfig, BASELINE_METHOD, type EvalOptions, type EvalDeps, type EvalReport, type EvalRun, type EvalMethod } from './eval/run-eval.js';
 export { instanceMetrics, summarize as summarizeEvalRuns, placementsFromRecord, type RunOutcome, type InstanceMetrics, type MethodSummary, type Placement } from './eval/metrics.js';

@@ -159,7 +159,7 @@ export const SummarizationSchema = z
     caching: z
       .strictObject({
         enabled: z.boolean().default(true),
-        cache_path: z.string().default('.aiwg/rag/summaries/'),
+        cache_path: z.string().min(1).default('.aiwg/rag/summaries/'),
         invalidate_on_change: z.boolean().default(true),
         max_age_hours: z.number().int().nonnegative().default(24),
       })
@@ -168,7 +168,8 @@ export const SummarizationSchema = z
     llm: z
       .strictObject({
         enabled: z.boolean().default(false),
-        url: z.string().url().optional(),
+        /** An http(s) endpoint, e.g. `http://localhost:11434/v1`. */
+        url: z.url({ protocol: /^https?$/ }).optional(),
         model: z.string().optional(),
         timeout_ms: z.number().int().positive().default(20000),
         /** Name of the environment variable holding the API key (never the key itself). */

@@ -58,15 +58,26 @@ export function truncateWithStrategy(text: string, options: TruncateOptions): Tr
     const lineCut = composeCut(plan, limits.headMax, limits.tailMin);
     if (lineCut.tokens <= budget) return { ...lineCut, originalTokens, truncated: true };
   }
+  // The search sizes the marker by its longest possible form, and BPE joins are not additive:
+  // shrink the target while the exact result overshoots, grow it while budget is left over.
+  let best: { text: string; tokens: number; kept: number } | null = null;
   let effective = budget;
   for (let attempt = 0; attempt < MAX_REFITS && effective > 0; attempt++) {
     const cut = findCut(plan, effective);
-    if (cut === null) return null;
+    if (cut === null) break;
     const result = composeCut(plan, cut.head, cut.tail);
-    if (result.tokens <= budget) return { ...result, originalTokens, truncated: true };
-    effective -= Math.max(1, result.tokens - budget);
+    const kept = cut.head + text.length - cut.tail;
+    if (result.tokens > budget) {
+      if (best) break;
+      effective -= Math.max(1, result.tokens - budget);
+      continue;
+    }
+    if (best && kept <= best.kept) break;
+    best = { ...result, kept };
+    if (result.tokens === budget) break;
+    effective += budget - result.tokens;
   }
-  return null;
+  return best ? { text: best.text, tokens: best.tokens, originalTokens, truncated: true } : null;
 }
 
 /**
@@ -183,13 +194,18 @@ function fitTail(text: string, tailMin: number, guessChars: number, fits: (t: nu
   return lineStart < n && (n - lineStart) * 2 >= kept ? lineStart : safeCutAfter(text, t);
 }
 
-/** The text with [head, tail) replaced by an exact marker, and its token count. */
+/**
+ * The text with [head, tail) replaced by a marker, and its exact token count. The marker's token
+ * figure is the original count minus the kept parts' counts (exact up to the merges BPE makes
+ * across the cut), which costs O(kept) instead of counting the removed text again.
+ */
 function composeCut(plan: FitPlan, head: number, tail: number): { text: string; tokens: number } {
-  const { text, tokenizer } = plan;
+  const { text, tokenizer, originalTokens } = plan;
   const removed = text.slice(head, tail);
   const isLineCut = (head === 0 || text[head - 1] === '\n') && (tail === text.length || text[tail - 1] === '\n');
   const amount = isLineCut ? plural(countLines(removed), 'line') : plural(removed.length, 'character');
-  const marker = `[... ${amount} (${plural(tokenizer.count(removed), 'token')}) cut ...]`;
+  const keptTokens = tokenizer.count(text.slice(0, head)) + tokenizer.count(text.slice(tail));
+  const marker = `[... ${amount} (${plural(Math.max(0, originalTokens - keptTokens), 'token')}) cut ...]`;
   const out = joinAroundMarker(text, head, tail, marker);
   return { text: out, tokens: tokenizer.count(out) };
 }
