@@ -129,7 +129,7 @@ export async function assembleWorkingSet(manifest: WorkingSet, ctx: WorkingSetCo
         ({ text, truncated: cutByMaxLines } = cutLines(content, file.max_lines, strategy));
       }
     }
-    const fit = await fitFile({ path: file.path, role, strategy, content: text, cutByMaxLines, remaining: effective - used }, fitDeps);
+    const fit = await fitFile({ path: file.path, role, strategy, content: text, original: content, cutByMaxLines, remaining: effective - used }, fitDeps);
     if (fit.kind === 'none') {
       excluded.push({ path: file.path, reason: `${fit.reason} (priority ${file.priority})` });
       continue;

@@ -21,6 +21,8 @@ export interface FitRequest {
   strategy: TruncateStrategy;
   /** Content after max_lines. */
   content: string;
+  /** The whole file: lower levels summarise all of it, not the max_lines excerpt. */
+  original: string;
   /** True when max_lines already cut the content. */
   cutByMaxLines: boolean;
   /** Tokens the block may cost, separator included. */
@@ -62,7 +64,7 @@ export async function fitFile(request: FitRequest, deps: FitDeps): Promise<FitRe
     return { kind: 'none', reason: `over budget: needs ${whole.cost} tokens whole, ${request.remaining} remain, and truncate_strategy is never` };
   }
   if (deps.levels && request.role === 'context' && request.strategy !== 'start') {
-    const levels = await deps.levels({ path: request.path, content: request.content });
+    const levels = await deps.levels({ path: request.path, content: request.original });
     for (const name of FALLBACK_LEVELS) {
       const level = levels.find((candidate) => candidate.level === name);
       if (!level) continue;

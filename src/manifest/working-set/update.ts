@@ -83,9 +83,21 @@ export function applyWorkingSetUpdate(text: string, update: WorkingSetUpdate, op
   }
   doc.setIn(['metadata', 'last_updated'], options.nowIso);
   doc.setIn(['metadata', 'assembled_by'], options.by);
-  const updated = doc.toString();
+  const updated = doc.toString(toStringOptionsLike(text));
   parseWorkingSet(updated, options.file);
   return { text: updated, event };
+}
+
+/**
+ * Keep the author's layout where the yaml printer has a choice: `[a, b]` stays unpadded and a
+ * sequence written flush with its key (`files:\n- path`) stays flush. Comments and blank lines
+ * are kept by the Document API itself; only the spacing before an inline comment is normalised.
+ */
+function toStringOptionsLike(source: string): { flowCollectionPadding: boolean; indentSeq: boolean } {
+  return {
+    flowCollectionPadding: /\[ \S/.test(source) && !/\[\S/.test(source),
+    indentSeq: !/^[A-Za-z_][\w-]*:[ \t]*(#.*)?\r?\n-[ \t]/m.test(source),
+  };
 }
 
 /** Index of the entry whose normalized path equals `path`, or -1. */
