@@ -18,6 +18,48 @@ export { extractDefinitions, createDefinitionExtractor, type Definition } from '
 export { createSyntaxEngine, type SyntaxEngine } from './summarize/syntax/engine.js';
 export * from './config/load.js';
 export { parseConfigStrict, crossFieldProblems, knownKeysAt, closestKey, SUM_TOLERANCE, type CrossFieldProblem } from './config/validate.js';
+export { assembleWorkingSet, type AssemblyResult, type AssemblyReport, type IncludedFile, type WorkingSetContext, type WorkingSetDeps } from './manifest/working-set/assemble.js';
+export {
+  WorkingSetSchema,
+  WorkingSetFileSchema,
+  WORKING_SET_PROTOCOL,
+  WORKING_SET_ROLES,
+  INSTRUCTION_ROLES,
+  parseWorkingSet,
+  validateWorkingSet,
+  defaultTruncateStrategy,
+  workingSetJsonSchema,
+  type WorkingSet,
+  type WorkingSetFile,
+  type WorkingSetInput,
+  type WorkingSetRole,
+} from './manifest/working-set/schema.js';
+export { WORKING_SET_FORMATS, getWorkingSetFormat, bootHeaderLines, type WorkingSetFormat, type BootHeaderFields } from './manifest/working-set/formats.js';
+export { formatAssemblyReport } from './manifest/working-set/report.js';
+export { applyWorkingSetUpdate, type WorkingSetUpdate, type WorkingSetEvent, type WorkingSetAction, type WorkingSetActor } from './manifest/working-set/update.js';
+export { planRefresh, readRecordUsage, recordUsageOf, REFRESH_STEP, type RecordUsage, type PriorityChange, type RefreshOptions } from './manifest/working-set/refresh.js';
+export { loadWorkingSet, resolveWorkingSetPath, resolveWorkingSetEventsPath, updateWorkingSetFile, DEFAULT_WORKING_SET_PATHS } from './manifest/working-set/manifest-file.js';
+export { createLevelsPort } from './manifest/working-set/levels-port.js';
+export type { LevelsPort, TruncatePort } from './manifest/working-set/fit-file.js';
+export { createRootReader, locateInRoot, manifestPathProblem, normalizeManifestPath, toRootRelative, type ReadManifestFile, type RootReadResult } from './manifest/paths.js';
+export { createJsonlAppender, type AppendJsonLine } from './manifest/fs-io.js';
+export {
+  DEFAULT_MANIFESTS,
+  DEFAULT_NARRATIVE_CAP,
+  HANDOFF_FIELDS,
+  PHASE_NAMES,
+  PHASE_MANIFESTS_FILE,
+  resolveManifest,
+  permissiveManifest,
+  parsePhaseManifestOverrides,
+  loadPhaseManifestOverrides,
+  type PhaseManifest,
+  type PhaseHandoff,
+  type PhaseManifestOverride,
+  type HandoffField,
+} from './manifest/handoff/manifests.js';
+export { buildHandoffContext, selectHandoffFields, assembleHandoffText, narrativeCapFor, capNarrative, type HandoffContextDeps, type HandoffContextResult, type ContextBudgetLogEntry } from './manifest/handoff/build-context.js';
+export { readPriorHandoffs, parseHandoff, HANDOFF_FILE_PATTERN } from './manifest/handoff/read-handoffs.js';
 export { mineCommits, classifyCommit, parseGitLog, taskText, SKIP_REASONS, type EvalInstance, type RawCommit, type ChangedFile, type SkipReason, type MineOptions, type MineResult } from './eval/mine-commits.js';
 export { runEval, runConfig, BASELINE_METHOD, type EvalOptions, type EvalDeps, type EvalReport, type EvalRun, type EvalMethod } from './eval/run-eval.js';
 export { instanceMetrics, summarize as summarizeEvalRuns, placementsFromRecord, type RunOutcome, type InstanceMetrics, type MethodSummary, type Placement } from './eval/metrics.js';
