@@ -66,3 +66,12 @@ export { instanceMetrics, summarize as summarizeEvalRuns, placementsFromRecord, 
 export { bm25Rank, packInRankOrder, runBaseline, loadBaselineDocs, createBaselineCache, type BaselineDoc, type BaselineRun } from './eval/bm25-baseline.js';
 export { withWorktree } from './eval/worktree.js';
 export { renderEvalReport } from './eval/render-eval.js';
+export { createCollectStage } from './collect/collect-files.js';
+export { defaultCollectPorts, nodeFs, execGit, GitCommandError, type CollectPorts, type CollectFs, type GitPort, type FileInfo, type DirEntry } from './collect/collect-ports.js';
+export { IgnoreMatcher, parseIgnoreFile } from './collect/ignore-rules.js';
+export { PATH_RULES, CONTENT_RULES, EXCLUDED_DIRS, type PathRule, type ContentRule } from './collect/exclusion-rules.js';
+export { writeRecord, logLine, recordFileName, type BudgetLogLine } from './record/write-record.js';
+export { readRecords, type ReadRecordsOptions, type ReadRecordsResult } from './record/read-records.js';
+export { buildReport, type ContextReport, type RunReport, type FileTrend, type Advice, type AdviceKind } from './record/report.js';
+export { renderReport } from './record/render-report.js';
+export { renderBudgetRecordJsonSchema } from './record/record-json-schema.js';

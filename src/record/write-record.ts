@@ -1,0 +1,101 @@
+import { appendFile, mkdir, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { z } from 'zod';
+import { AiwgError } from '../errors.js';
+import { resolveBudgetLogPath, resolveRecordsDir } from '../cache/cache-dir.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { BudgetRecordSchema, type BudgetRecord } from './record-schema.js';
+
+/** One line of `.aiwg/rag/context-budget-log.jsonl`: spec 000's observability fields, plus task and utilization. */
+export interface BudgetLogLine {
+  run_id: string;
+  /** Spec 000 logs per workflow phase; a context-budget run has no phase. */
+  phase: null;
+  /** Tokens the relevant files needed at their starting levels. */
+  original_tokens: number;
+  /** Tokens the rendered context may use (`available`). */
+  budget_tokens: number;
+  /** Tokens of the rendered context. */
+  truncated_tokens: number;
+  /** True when the overflow strategy had to act. */
+  was_truncated: boolean;
+  ts: string;
+  task: string;
+  utilization: number;
+}
+
+/**
+ * Persist one budget record: validated against BudgetRecordSchema first (an invalid record is
+ * refused and nothing touches the disk), written atomically (temp file + rename) to
+ * `<root>/.aiwg/rag/budget-records/<timestamp>-<run_id>.json`, then one line appended to the
+ * JSONL log in a single append. If the append fails the record is removed again, so the two
+ * never disagree and no half-written run is left behind.
+ */
+export async function writeRecord(record: BudgetRecord, options: { root: string }): Promise<{ recordPath: string }> {
+  const parsed = BudgetRecordSchema.safeParse(record);
+  if (!parsed.success) {
+    throw new AiwgError(
+      'E_RECORD',
+      `budget record does not match schemas/budget-record.schema.json at ${describeSchemaError(parsed.error)}; nothing was written`,
+      { exitCode: 1, cause: parsed.error },
+    );
+  }
+  const valid = parsed.data;
+  const recordPath = join(resolveRecordsDir(options.root), recordFileName(valid));
+  const logPath = resolveBudgetLogPath(options.root);
+  try {
+    await writeFileAtomic(recordPath, `${JSON.stringify(valid, null, 2)}\n`);
+  } catch (error) {
+    throw ioError('write the budget record', recordPath, error);
+  }
+  try {
+    await mkdir(dirname(logPath), { recursive: true });
+    // One write of the whole line with O_APPEND: concurrent runs never interleave inside a line.
+    await appendFile(logPath, `${JSON.stringify(logLine(valid))}\n`, { flag: 'a' });
+  } catch (error) {
+    await rm(recordPath, { force: true });
+    throw ioError('append to the budget log', logPath, error);
+  }
+  return { recordPath };
+}
+
+export function logLine(record: BudgetRecord): BudgetLogLine {
+  return {
+    run_id: record.run_id,
+    phase: null,
+    original_tokens: record.metrics.requested_tokens,
+    budget_tokens: record.available,
+    truncated_tokens: record.metrics.rendered_tokens,
+    was_truncated: record.overflow.occurred,
+    ts: record.timestamp,
+    task: record.task,
+    utilization: record.metrics.utilization,
+  };
+}
+
+/**
+ * `<timestamp>-<run_id>.json`, with `:` turned into `-` (not allowed in Windows file names)
+ * and the run id limited to a safe alphabet, so names sort by time.
+ */
+export function recordFileName(record: Pick<BudgetRecord, 'timestamp' | 'run_id'>): string {
+  return `${record.timestamp.replace(/:/g, '-')}-${safeRunId(record.run_id)}.json`;
+}
+
+export function safeRunId(runId: string): string {
+  return runId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 100) || 'run';
+}
+
+/** `key.path: message` of the first zod issue (records are machine-written: one is enough to locate the bug). */
+export function describeSchemaError(error: z.ZodError): string {
+  const issue = error.issues[0];
+  const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(record)';
+  return `${where}: ${issue?.message ?? 'invalid'}`;
+}
+
+function ioError(what: string, path: string, error: unknown): AiwgError {
+  const code = (error as NodeJS.ErrnoException).code ?? 'error';
+  return new AiwgError('E_RECORD_IO', `cannot ${what} ${path} (${code}); check that the directory is writable, or pass --no-record`, {
+    exitCode: 2,
+    cause: error,
+  });
+}
