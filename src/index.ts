@@ -96,3 +96,27 @@ export { readRecords, type ReadRecordsOptions, type ReadRecordsResult } from './
 export { buildReport, type ContextReport, type RunReport, type FileTrend, type Advice, type AdviceKind } from './record/report.js';
 export { renderReport } from './record/render-report.js';
 export { renderBudgetRecordJsonSchema } from './record/record-json-schema.js';
+export { createScoreStage, composite, compareScored, NEUTRAL_FACTOR, type ScoreStageOptions, type ScoreStageDeps } from './scoring/score-files.js';
+export {
+  defaultSignals,
+  createTaskAlignmentSignal,
+  recencySignal,
+  mentionDensitySignal,
+  dependencyDepthSignal,
+  fileTypeSignal,
+  mentionedInTask,
+  seedFiles,
+  RECENCY_FLOOR,
+  MENTION_FLOOR,
+  type SemanticOutcome,
+  type TaskAlignmentOptions,
+} from './scoring/signals/index.js';
+export { scoreBm25, type Bm25Document, type Bm25Options, type Bm25Result } from './scoring/bm25.js';
+export { extractTerms, splitIdentifier, pathTerms, stem } from './scoring/terms.js';
+export { classifyPath, classifyFiles, createClassifier } from './scoring/classify.js';
+export { globToRegExp, createGlobMatcher } from './scoring/glob.js';
+export { keywordAlignment, calibrateSemantic, fuseAlignment, shapeAlignment, namedInTask, promoteNamed } from './scoring/alignment.js';
+export { buildImportGraph, distancesFrom, LANGUAGES as IMPORT_LANGUAGES, type ImportGraph, type LanguageSupport as ImportLanguageSupport } from './scoring/import-graph/index.js';
+export { explainScore, tierOf, renderExplanation, type ScoreExplanation, type FactorExplanation } from './scoring/explain.js';
+export { scoreOneFile, type ScoreOneFileOptions, type ScoreOneFileDeps, type ScoreOneFileResult } from './scoring/score-one-file.js';
+export { defaultEmbedderFactory, bindSemanticAlignment, type EmbedderFactory, type SemanticAlignment, type SemanticScores } from './scoring/semantic-adapter.js';

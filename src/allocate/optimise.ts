@@ -27,48 +27,53 @@ export type Choice = Int32Array;
 const REPAIR_PASSES = 4;
 
 export function solveMultipleChoiceKnapsack(items: readonly KnapsackItem[], budget: number): Choice {
-  const choice = new Int32Array(items.length).fill(-1);
-  if (budget <= 0 || items.length === 0) return choice;
+  const n = items.length;
+  const choice = new Int32Array(n).fill(-1);
+  if (budget <= 0 || n === 0) return choice;
 
-  const hulls = items.map((item) => upperHull(item.options));
-  let segmentCount = 0;
-  for (const hull of hulls) segmentCount += hull.length;
-  const segItem = new Int32Array(segmentCount);
-  const segStep = new Int32Array(segmentCount);
-  const segEff = new Float64Array(segmentCount);
-  let s = 0;
-  hulls.forEach((hull, i) => {
+  // Hulls, flattened: item i's hull option indices are hull[start[i] .. start[i + 1]).
+  let total = 0;
+  for (const item of items) total += item.options.length;
+  const hull = new Int32Array(total);
+  const start = new Int32Array(n + 1);
+  const scratch = new Int32Array(Math.max(1, ...items.map((item) => item.options.length)));
+  for (let i = 0; i < n; i++) {
+    start[i + 1] = start[i]! + upperHullInto(items[i]!.options, scratch, hull, start[i]!);
+  }
+  const segments = start[n]!;
+  const segItem = new Int32Array(segments);
+  const segEff = new Float64Array(segments);
+  for (let i = 0; i < n; i++) {
+    const options = items[i]!.options;
     let prevCost = 0;
     let prevValue = 0;
-    hull.forEach((optionIndex, k) => {
-      const option = items[i]!.options[optionIndex]!;
+    for (let s = start[i]!; s < start[i + 1]!; s++) {
+      const option = options[hull[s]!]!;
       const dc = option.cost - prevCost;
-      const dv = option.value - prevValue;
       segItem[s] = i;
-      segStep[s] = k;
-      segEff[s] = dc <= 0 ? Number.POSITIVE_INFINITY : dv / dc;
+      segEff[s] = dc <= 0 ? Number.POSITIVE_INFINITY : (option.value - prevValue) / dc;
       prevCost = option.cost;
       prevValue = option.value;
-      s++;
-    });
-  });
-  const order = new Int32Array(segmentCount);
-  for (let k = 0; k < segmentCount; k++) order[k] = k;
-  order.sort((a, b) => segEff[b]! - segEff[a]! || segItem[a]! - segItem[b]! || segStep[a]! - segStep[b]!);
+    }
+  }
+  // Segments are numbered item by item, step by step, and the sort is stable: equal
+  // efficiencies keep that order, so an item's edges are met in hull order.
+  const order = Array.from({ length: segments }, (_, k) => k).sort((a, b) => segEff[b]! - segEff[a]!);
 
-  const step = new Int32Array(items.length).fill(-1);
-  const blocked = new Uint8Array(items.length);
+  const next = new Int32Array(n);
+  for (let i = 0; i < n; i++) next[i] = start[i]!;
+  const blocked = new Uint8Array(n);
   let used = 0;
-  for (const seg of order) {
-    const i = segItem[seg]!;
-    const k = segStep[seg]!;
-    if (blocked[i] || step[i] !== k - 1) continue;
-    const next = items[i]!.options[hulls[i]![k]!]!;
-    const current = k === 0 ? 0 : items[i]!.options[hulls[i]![k - 1]!]!.cost;
-    if (used + next.cost - current <= budget) {
-      used += next.cost - current;
-      step[i] = k;
-      choice[i] = hulls[i]![k]!;
+  for (const s of order) {
+    const i = segItem[s]!;
+    if (blocked[i] || next[i] !== s) continue;
+    const options = items[i]!.options;
+    const currentCost = s === start[i] ? 0 : options[hull[s - 1]!]!.cost;
+    const step = options[hull[s]!]!.cost - currentCost;
+    if (used + step <= budget) {
+      used += step;
+      choice[i] = hull[s]!;
+      next[i] = s + 1;
     } else {
       blocked[i] = 1;
     }
@@ -78,30 +83,48 @@ export function solveMultipleChoiceKnapsack(items: readonly KnapsackItem[], budg
 }
 
 /**
- * Spend leftover budget: each pass collects every item's best affordable upgrade (largest value
+ * Spend leftover budget: each pass finds every item's best affordable upgrade (largest value
  * gain, then smallest cost) and applies them by gain while they still fit.
  */
 function repairUpgrades(items: readonly KnapsackItem[], choice: Choice, leftover: number): void {
+  const n = items.length;
+  const bestOption = new Int32Array(n);
+  const bestGain = new Float64Array(n);
+  const bestCost = new Float64Array(n);
   for (let pass = 0; pass < REPAIR_PASSES && leftover > 0; pass++) {
-    const upgrades: { i: number; o: number; dv: number; dc: number }[] = [];
-    items.forEach((item, i) => {
-      const cur = choice[i]! >= 0 ? item.options[choice[i]!]! : { cost: 0, value: 0 };
-      let best: { o: number; dv: number; dc: number } | null = null;
-      item.options.forEach((option, o) => {
-        const dv = option.value - cur.value;
-        const dc = option.cost - cur.cost;
-        if (dv <= 0 || dc > leftover) return;
-        if (!best || dv > best.dv || (dv === best.dv && dc < best.dc)) best = { o, dv, dc };
-      });
-      if (best) upgrades.push({ i, ...(best as { o: number; dv: number; dc: number }) });
-    });
-    if (upgrades.length === 0) return;
-    upgrades.sort((a, b) => b.dv - a.dv || a.dc - b.dc || a.i - b.i);
+    const upgradable: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const options = items[i]!.options;
+      const c = choice[i]!;
+      const curValue = c >= 0 ? options[c]!.value : 0;
+      const curCost = c >= 0 ? options[c]!.cost : 0;
+      let found = -1;
+      let gain = 0;
+      let cost = 0;
+      for (let o = 0; o < options.length; o++) {
+        const dv = options[o]!.value - curValue;
+        const dc = options[o]!.cost - curCost;
+        if (dv <= 0 || dc > leftover) continue;
+        if (found < 0 || dv > gain || (dv === gain && dc < cost)) {
+          found = o;
+          gain = dv;
+          cost = dc;
+        }
+      }
+      if (found >= 0) {
+        bestOption[i] = found;
+        bestGain[i] = gain;
+        bestCost[i] = cost;
+        upgradable.push(i);
+      }
+    }
+    if (upgradable.length === 0) return;
+    upgradable.sort((a, b) => bestGain[b]! - bestGain[a]! || bestCost[a]! - bestCost[b]! || a - b);
     let changed = false;
-    for (const u of upgrades) {
-      if (u.dc > leftover) continue;
-      choice[u.i] = u.o;
-      leftover -= u.dc;
+    for (const i of upgradable) {
+      if (bestCost[i]! > leftover) continue;
+      choice[i] = bestOption[i]!;
+      leftover -= bestCost[i]!;
       changed = true;
     }
     if (!changed) return;
@@ -114,25 +137,47 @@ function repairUpgrades(items: readonly KnapsackItem[], choice: Choice, leftover
  * left out. Every hull edge is less efficient than the one before it.
  */
 export function upperHull(options: readonly KnapsackOption[]): number[] {
-  const sorted = options
-    .map((option, index) => ({ ...option, index }))
-    .filter((o) => o.value > 0)
-    .sort((a, b) => a.cost - b.cost || b.value - a.value || a.index - b.index);
-  const hull: { cost: number; value: number; index: number }[] = [];
-  let bestValue = 0;
-  for (const point of sorted) {
-    if (point.value <= bestValue) continue;
-    bestValue = point.value;
-    while (hull.length > 0) {
-      const b = hull[hull.length - 1]!;
-      const a = hull.length > 1 ? hull[hull.length - 2]! : { cost: 0, value: 0 };
-      // Keep b only if the edge a->b is strictly steeper than b->point.
-      if ((b.value - a.value) * (point.cost - b.cost) > (point.value - b.value) * (b.cost - a.cost)) break;
-      hull.pop();
+  const out = new Int32Array(options.length);
+  const count = upperHullInto(options, new Int32Array(Math.max(1, options.length)), out, 0);
+  return Array.from(out.subarray(0, count));
+}
+
+/** upperHull without allocation: writes into `out` from `offset`, returns the hull's size. */
+function upperHullInto(options: readonly KnapsackOption[], sorted: Int32Array, out: Int32Array, offset: number): number {
+  // Insertion sort of the option indices by cost ascending, value descending (k is tiny).
+  let m = 0;
+  for (let o = 0; o < options.length; o++) {
+    if (!(options[o]!.value > 0)) continue;
+    let j = m++;
+    while (j > 0 && precedes(options, o, sorted[j - 1]!)) {
+      sorted[j] = sorted[j - 1]!;
+      j--;
     }
-    hull.push(point);
+    sorted[j] = o;
   }
-  return hull.map((p) => p.index);
+  let size = 0;
+  let bestValue = 0;
+  for (let k = 0; k < m; k++) {
+    const p = options[sorted[k]!]!;
+    if (p.value <= bestValue) continue;
+    bestValue = p.value;
+    while (size > 0) {
+      const b = options[out[offset + size - 1]!]!;
+      const aCost = size > 1 ? options[out[offset + size - 2]!]!.cost : 0;
+      const aValue = size > 1 ? options[out[offset + size - 2]!]!.value : 0;
+      // Keep b only if the edge a->b is strictly steeper than b->p.
+      if ((b.value - aValue) * (p.cost - b.cost) > (p.value - b.value) * (b.cost - aCost)) break;
+      size--;
+    }
+    out[offset + size++] = sorted[k]!;
+  }
+  return size;
+}
+
+function precedes(options: readonly KnapsackOption[], a: number, b: number): boolean {
+  const x = options[a]!;
+  const y = options[b]!;
+  return x.cost < y.cost || (x.cost === y.cost && (x.value > y.value || (x.value === y.value && a < b)));
 }
 
 export function choiceValue(items: readonly KnapsackItem[], choice: Choice): number {
