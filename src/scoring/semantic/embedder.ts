@@ -113,15 +113,19 @@ async function openPipeline(options: TransformersEmbedderOptions): Promise<(text
   env.allowRemoteModels = !options.local;
   env.logLevel = transformers.LogLevel.NONE;
   if (options.hubCacheDir !== undefined) env.cacheDir = options.hubCacheDir;
-  const threads = options.threads ?? Math.min(2, availableParallelism());
+  const isStatic = await isStaticModel(options);
+  // A static model is one Gather + ReduceSum: a second thread only adds contention on 2 cores.
+  const threads = options.threads ?? (isStatic ? 1 : Math.min(2, availableParallelism()));
   const extractor = await transformers.pipeline('feature-extraction', options.source, {
     local_files_only: options.local,
     dtype: 'fp32',
     device: 'cpu',
     session_options: { intraOpNumThreads: threads, interOpNumThreads: 1, logSeverityLevel: 3 },
   });
+  // Static models (static-model-builder) pool inside the graph; any other model is mean-pooled.
+  const pooling = isStatic ? 'none' : 'mean';
   return async (texts) => {
-    const output = await extractor(texts, { pooling: 'mean', normalize: true });
+    const output = await extractor(texts, { pooling, normalize: true });
     const dims = output.dims[output.dims.length - 1] ?? 0;
     const data = output.data as Float32Array;
     return texts.map((_, i) => sanitize(data.slice(i * dims, (i + 1) * dims)));
@@ -148,6 +152,17 @@ async function localModelId(dir: string): Promise<string> {
   const onnx = await stat(join(dir, 'onnx', 'model.onnx'));
   hash.update(`${onnx.size}:${Math.trunc(onnx.mtimeMs)}`);
   return `dir:${basename(dir)}#${hash.digest('hex').slice(0, 12)}`;
+}
+
+/** A model written by static-model-builder (its graph pools; see onnx-gather-graph.ts). */
+async function isStaticModel(options: TransformersEmbedderOptions): Promise<boolean> {
+  if (!options.local) return false;
+  try {
+    const config = JSON.parse(await readFile(join(options.source, 'config.json'), 'utf8')) as { aiwg_static_embedding?: { pooled?: unknown } };
+    return config.aiwg_static_embedding?.pooled === true;
+  } catch {
+    return false;
+  }
 }
 
 /** `hidden_size` from a local config.json, when it is a positive integer. */

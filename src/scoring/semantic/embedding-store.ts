@@ -6,7 +6,9 @@ import { crc32 } from 'node:zlib';
  * The embedding cache of one model: one append-only pack file, `<cacheDir>/embeddings/<slug>/vectors.pack`,
  * read whole at start (20k x 100-d vectors is ~10 MB, ~30 ms), appended at the end of a run.
  *
- * Record: magic "AIWE" | u8 format | u8 kind | u16 key bytes | u32 payload bytes | key | payload | u32 crc32.
+ * Record: magic "AIWE" | u8 format | u8 kind | u16 key bytes | u32 payload bytes | key | pad | payload |
+ * pad | u32 crc32, padded so every record and payload starts 4-byte aligned: vectors are then
+ * Float32Array views into the one pack buffer, not 20k copies.
  * Kinds: 1 = vector (key: chunk hash, payload: float32 LE), 2 = file map (key: file key, payload: the
  * file's chunk hashes joined by "\n"), so a warm run skips chunking.
  *
@@ -57,7 +59,9 @@ export async function openEmbeddingStore(cacheDir: string, modelId: string, dime
   scanRecords(data, (kind, key, payload) => {
     stats.records++;
     if (kind === KIND_VECTOR && payload.byteLength === dimensions * 4) {
-      vectors.set(key, new Float32Array(Uint8Array.prototype.slice.call(payload).buffer));
+      const aligned = payload.byteOffset % 4 === 0;
+      // A view when aligned (the normal case); a copy after garbage shifted the alignment.
+      vectors.set(key, aligned ? new Float32Array(payload.buffer, payload.byteOffset, dimensions) : new Float32Array(Uint8Array.prototype.slice.call(payload).buffer));
     } else if (kind === KIND_FILE) {
       files.set(key, payload.byteLength === 0 ? [] : payload.toString('utf8').split('\n'));
     } else {
@@ -104,18 +108,21 @@ function vectorBytes(vector: Float32Array): Buffer {
 
 function encodeRecord(kind: number, key: string, payload: Buffer): Buffer {
   const keyBytes = Buffer.from(key, 'utf8');
-  const record = Buffer.alloc(HEADER_BYTES + keyBytes.length + payload.length + 4);
+  const payloadAt = align4(HEADER_BYTES + keyBytes.length);
+  const crcAt = align4(payloadAt + payload.length);
+  const record = Buffer.alloc(crcAt + 4);
   MAGIC.copy(record, 0);
   record.writeUInt8(EMBEDDING_FORMAT_VERSION, 4);
   record.writeUInt8(kind, 5);
   record.writeUInt16LE(keyBytes.length, 6);
   record.writeUInt32LE(payload.length, 8);
   keyBytes.copy(record, HEADER_BYTES);
-  payload.copy(record, HEADER_BYTES + keyBytes.length);
-  const end = record.length - 4;
-  record.writeUInt32LE(crc32(record.subarray(4, end)), end);
+  payload.copy(record, payloadAt);
+  record.writeUInt32LE(crc32(record.subarray(4, crcAt)), crcAt);
   return record;
 }
+
+const align4 = (n: number) => (n + 3) & ~3;
 
 /** Walk the records; on anything invalid, report it and resume at the next magic. */
 export function scanRecords(
@@ -134,7 +141,8 @@ export function scanRecords(
     }
     const keyLength = data.readUInt16LE(pos + 6);
     const payloadLength = data.readUInt32LE(pos + 8);
-    const end = pos + HEADER_BYTES + keyLength + payloadLength;
+    const payloadAt = pos + align4(HEADER_BYTES + keyLength);
+    const end = pos + align4(payloadAt - pos + payloadLength);
     const valid =
       end + 4 <= data.length &&
       data.readUInt8(pos + 4) === EMBEDDING_FORMAT_VERSION &&
@@ -147,7 +155,7 @@ export function scanRecords(
       continue;
     }
     const key = data.toString('utf8', pos + HEADER_BYTES, pos + HEADER_BYTES + keyLength);
-    onRecord(data.readUInt8(pos + 5), key, data.subarray(pos + HEADER_BYTES + keyLength, end));
+    onRecord(data.readUInt8(pos + 5), key, data.subarray(payloadAt, payloadAt + payloadLength));
     pos = end + 4;
   }
 }

@@ -160,6 +160,7 @@ function dot(a: Float32Array, b: Float32Array): number {
   return s;
 }
 
+/** 128 bits of sha256, hex: collision-safe for any repository, half the key bytes of a full digest. */
 function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return createHash('sha256').update(text).digest('hex').slice(0, 32);
 }

@@ -5,9 +5,9 @@ import { encodeGatherModel } from './onnx-gather-graph.js';
 
 /**
  * Builds a "static embedding" model that transformers.js loads like any feature-extraction model:
- * config.json, tokenizer.json, tokenizer_config.json and onnx/model.onnx (one Gather over a word
- * table). A text's vector is the attention-masked mean of its word rows, L2-normalised by the
- * embedder; rows are unit word vectors scaled by a frequency weight, so the mean is a weighted
+ * config.json, tokenizer.json, tokenizer_config.json and onnx/model.onnx (a Gather over a word
+ * table, summed over the sequence). A text's vector is the sum of its word rows, L2-normalised by
+ * the embedder (the same direction as their mean); rows are unit word vectors scaled by a frequency weight, so the mean is a weighted
  * average in which frequent words count less.
  *
  * The tokenizer is written for code (see TOKENIZER_RULES): camelCase and acronym boundaries become
@@ -62,6 +62,8 @@ export const TOKENIZER_RULES = {
   wordPattern: '\\p{L}{2,}',
 } as const;
 
+/** Format of the files this builder writes (2: pooling inside the ONNX graph). */
+export const STATIC_MODEL_FORMAT = 2;
 const WORD_RE = new RegExp(`^${TOKENIZER_RULES.wordPattern}$`, 'u');
 const SPECIAL_TOKENS = ['[PAD]', '[UNK]'] as const;
 const DEFAULT_ZIPF_A = 1e-3;
@@ -139,7 +141,8 @@ function modelConfig(name: string, dimensions: number, maxLength: number) {
     architectures: ['BertModel'],
     hidden_size: dimensions,
     max_position_embeddings: maxLength,
-    aiwg_static_embedding: { name, format: 1 },
+    // Read by the embedder: the graph pools itself, so the pipeline must not pool again.
+    aiwg_static_embedding: { name, format: STATIC_MODEL_FORMAT, pooled: true },
   };
 }
 

@@ -1,0 +1,122 @@
+/**
+ * Embedding benchmark: default-model build time and memory, model load time, cold chunks/s
+ * (chunk + embed + store) and warm cache lookups on real source text from node_modules, and the
+ * ANN path. Run: `npx tsc -p tsconfig.json && node dist/bench/embedding-bench.js [--files N]`.
+ * Figures go to docs/embeddings.md; nothing here is asserted.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join, relative } from 'node:path';
+import { ConfigSchema } from '../src/config/schema.js';
+import { createChars4Tokenizer } from '../src/tokenize/tokenizer.js';
+import type { CandidateFile, Reporter, RunContext } from '../src/types.js';
+import { createEmbedder } from '../src/scoring/semantic/embedder.js';
+import { ensureGloveModel } from '../src/scoring/semantic/glove-model.js';
+import { semanticAlignment } from '../src/scoring/semantic/semantic-alignment.js';
+
+const SOURCE_EXTENSIONS = /\.(ts|js|mjs|cjs|tsx)$/;
+const MAX_FILE_BYTES = 200_000;
+
+async function main(): Promise<void> {
+  const fileLimit = Number(argValue('--files') ?? 5000);
+  const root = process.cwd();
+  const work = mkdtempSync(join(tmpdir(), 'aiwg-embed-bench-'));
+  let peakRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
+  const reporter: Reporter = { info() {}, warn: (m) => console.error(`warning: ${m}`), debug() {}, progress() {} };
+  try {
+    console.log(`# embedding bench ${new Date().toISOString()} | ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'} | ${(totalmem() / 2 ** 30).toFixed(1)} GiB | node ${process.version}`);
+    const cacheDir = join(work, 'cache');
+
+    let t = performance.now();
+    peakRss = process.memoryUsage().rss;
+    await ensureGloveModel({ cacheDir, reporter });
+    console.log(`model build (aiwg/glove-100d, 100k words): ${ms(t)} ms, peak RSS ${mb(peakRss)} MB`);
+
+    const config = ConfigSchema.parse({});
+    t = performance.now();
+    const embedder = await createEmbedder(config, { root, cacheDir, reporter });
+    if (!embedder) throw new Error('the default embedder did not load');
+    await embedder.embed(['warm up']);
+    console.log(`model load + first embed: ${ms(t)} ms`);
+
+    const files = collectSources(join(root, 'node_modules'), fileLimit, root);
+    const bytes = files.reduce((s, f) => s + f.size, 0);
+    console.log(`corpus: ${files.length} files, ${(bytes / 1e6).toFixed(1)} MB of .ts/.js under node_modules`);
+    const task = 'retry the http request with exponential backoff when the socket times out';
+
+    peakRss = process.memoryUsage().rss;
+    t = performance.now();
+    const cold = await semanticAlignment({ task, files }, context(config, reporter), { embedder, cacheDir, indexDir: join(work, 'index') });
+    const coldMs = performance.now() - t;
+    console.log(`cold: ${cold.chunks} chunks (${cold.embedded} embedded) in ${coldMs.toFixed(0)} ms = ${(cold.embedded / (coldMs / 1000)).toFixed(0)} chunks/s, peak RSS ${mb(peakRss)} MB, search ${cold.search}`);
+
+    t = performance.now();
+    const warm = await semanticAlignment({ task, files }, context(config, reporter), { embedder, cacheDir, indexDir: join(work, 'index') });
+    const warmMs = performance.now() - t;
+    console.log(`warm (same task): ${warm.embedded} embedded, ${warmMs.toFixed(0)} ms = ${(warm.chunks / (warmMs / 1000)).toFixed(0)} chunk lookups/s`);
+
+    t = performance.now();
+    const newTask = await semanticAlignment({ task: 'parse yaml configuration files', files }, context(config, reporter), { embedder, cacheDir });
+    console.log(`warm (new task): ${newTask.embedded} embedded, ${ms(t)} ms`);
+
+    const annConfig = ConfigSchema.parse({ relevance_scoring: { embedding: { ann_min_chunks: 1 } } });
+    t = performance.now();
+    const annCold = await semanticAlignment({ task, files }, context(annConfig, reporter), { embedder, cacheDir, indexDir: join(work, 'index') });
+    console.log(`ann index build over ${annCold.chunks} chunks: ${ms(t)} ms`);
+    t = performance.now();
+    await semanticAlignment({ task, files }, context(annConfig, reporter), { embedder, cacheDir, indexDir: join(work, 'index') });
+    console.log(`ann warm (index read + search): ${ms(t)} ms`);
+
+    const top = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 10).map(([p]) => p);
+    const exactTop = new Set(top(warm.scores));
+    const annTop = top(annCold.scores);
+    console.log(`ann vs exact top-10 file overlap: ${annTop.filter((p) => exactTop.has(p)).length}/10`);
+    console.log(`top files for "${task}":\n  ${top(warm.scores).slice(0, 5).join('\n  ')}`);
+  } finally {
+    clearInterval(sampler);
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function context(config: RunContext['config'], reporter: Reporter): RunContext {
+  return { config, tokenizer: createChars4Tokenizer(), reporter, nowMs: Date.now(), warnings: [] };
+}
+
+/** Real source files, deterministic order (sorted walk), skipping minified and huge files. */
+function collectSources(dir: string, limit: number, root: string): CandidateFile[] {
+  const out: CandidateFile[] = [];
+  const walk = (d: string) => {
+    if (out.length >= limit) return;
+    let entries;
+    try {
+      entries = readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (out.length >= limit) return;
+      const p = join(d, e.name);
+      if (e.isDirectory() && !e.name.startsWith('.')) walk(p);
+      else if (e.isFile() && SOURCE_EXTENSIONS.test(e.name) && !e.name.includes('.min.')) {
+        const size = statSync(p).size;
+        if (size === 0 || size > MAX_FILE_BYTES) continue;
+        const content = readFileSync(p, 'utf8');
+        const hash = createHash('sha256').update(content).digest('hex');
+        out.push({ path: relative(root, p).split('\\').join('/'), content, size, mtimeMs: 0, hash, lineCount: content.split('\n').length });
+      }
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function argValue(flag: string): string | undefined {
+  const i = process.argv.indexOf(flag);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+const ms = (start: number) => (performance.now() - start).toFixed(0);
+const mb = (bytes: number) => (bytes / 1e6).toFixed(0);
+
+await main();
