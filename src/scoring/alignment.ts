@@ -23,8 +23,8 @@ export const HYBRID_KEYWORD_WEIGHT = 0.5;
 export const FUSED_FLOOR = 0.5;
 /** Files within this fraction of the run's best match all count as full matches (1). */
 export const TOP_BAND = 0.85;
-/** Below the top band, alignment falls with the square of the match ratio: related files stay mid-range, the long tail of files sharing one common word drops out. */
-export const ALIGNMENT_GAMMA = 2;
+/** Below the top band, alignment falls as the ratio to the power 1.5: related files stay mid-range, the long tail of files sharing one common word drops out. */
+export const ALIGNMENT_GAMMA = 1.5;
 /** When the task names files exactly, every other file's alignment is capped below them. */
 export const NAMED_OTHERS_CAP = 0.9;
 

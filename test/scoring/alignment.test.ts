@@ -7,6 +7,8 @@ import {
   promoteNamed,
   shapeAlignment,
   NAMED_OTHERS_CAP,
+  ALIGNMENT_GAMMA,
+  TOP_BAND,
 } from '../../src/scoring/alignment.js';
 import { candidates } from './helpers.js';
 
@@ -89,9 +91,9 @@ describe('fuseAlignment and shapeAlignment', () => {
   it.each([
     [1, 1],
     [0.9, 1],
-    [0.85, 1],
-    [0.6, (0.6 / 0.85) ** 2],
-    [0.3, (0.3 / 0.85) ** 2],
+    [TOP_BAND, 1],
+    [0.6, (0.6 / TOP_BAND) ** ALIGNMENT_GAMMA],
+    [0.3, (0.3 / TOP_BAND) ** ALIGNMENT_GAMMA],
     [0, 0],
   ])('shape(%s) = %s', (ratio, expected) => {
     expect(shapeAlignment(new Map([['f', ratio]])).get('f')).toBeCloseTo(expected, 9);

@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { composite, compareScored, createScoreStage, NEUTRAL_FACTOR } from '../../src/scoring/score-files.js';
+import type { CollectResult, FactorName, FactorScore, FactorScores, Signal } from '../../src/types.js';
+import { FACTOR_NAMES } from '../../src/types.js';
+import { defaultConfig } from '../../src/config/schema.js';
+import { testContext } from '../helpers/fakes.js';
+import { candidates, gitFacts } from './helpers.js';
+
+/** A signal returning fixed scores per path. */
+function fixed(name: FactorName, scores: Record<string, number>): Signal {
+  return {
+    name,
+    score: (input) => new Map(input.files.map((f) => [f.path, { raw: scores[f.path] ?? 0, score: scores[f.path] ?? 0 }])),
+  };
+}
+
+function collected(files: Record<string, string>): CollectResult {
+  return { root: '/repo', files: candidates(files), excluded: [], git: gitFacts(), warnings: [] };
+}
+
+const FILES = { 'b.ts': '', 'a.ts': '', 'c.md': '' };
+
+describe('score stage', () => {
+  it('relevance is the weighted sum of the factors with the configured weights', async () => {
+    const signals = [
+      fixed('task_alignment', { 'a.ts': 1, 'b.ts': 0.5, 'c.md': 0 }),
+      fixed('recency', { 'a.ts': 0.5, 'b.ts': 1, 'c.md': 0 }),
+      fixed('mention_density', { 'a.ts': 0, 'b.ts': 1, 'c.md': 0 }),
+      fixed('dependency_depth', { 'a.ts': 1, 'b.ts': 0.25, 'c.md': 0 }),
+      fixed('file_type', { 'a.ts': 1, 'b.ts': 1, 'c.md': 0.7 }),
+    ];
+    const result = await createScoreStage({ root: '/repo', config: defaultConfig() }, { signals })({ task: 't', collected: collected(FILES) }, testContext());
+    expect(result.files.map((f) => [f.path, f.relevance])).toEqual([
+      ['b.ts', 0.725], // .4*.5 + .2*1 + .2*1 + .1*.25 + .1*1
+      ['a.ts', 0.7], // .4 + .1 + 0 + .1 + .1
+      ['c.md', 0.07],
+    ]);
+    expect(result.files[0]?.category).toBe('source_code');
+    expect(result.files[2]?.category).toBe('documentation');
+  });
+
+  it('sorts by relevance, ties by path', async () => {
+    const signals = [fixed('task_alignment', { 'a.ts': 0.5, 'b.ts': 0.5, 'c.md': 0.9 })];
+    const result = await createScoreStage({ root: '/repo', config: defaultConfig() }, { signals })({ task: 't', collected: collected(FILES) }, testContext());
+    expect(result.files.map((f) => f.path)).toEqual(['c.md', 'a.ts', 'b.ts']);
+  });
+
+  it('later signals see the factors of earlier ones', async () => {
+    const seen: number[] = [];
+    const reader: Signal = {
+      name: 'dependency_depth',
+      score: (input) => {
+        seen.push(input.prior.get('a.ts')?.task_alignment?.score ?? -1);
+        return new Map();
+      },
+    };
+    await createScoreStage({ root: '/repo', config: defaultConfig() }, { signals: [fixed('task_alignment', { 'a.ts': 0.8 }), reader] })(
+      { task: 't', collected: collected(FILES) },
+      testContext(),
+    );
+    expect(seen).toEqual([0.8]);
+  });
+
+  it('a failing signal or an out-of-range score degrades to the neutral value with a warning', async () => {
+    const broken: Signal = {
+      name: 'recency',
+      score: () => {
+        throw new Error('git exploded');
+      },
+    };
+    const wild: Signal = { name: 'task_alignment', score: () => new Map<string, FactorScore>([['a.ts', { raw: 1, score: Number.NaN }]]) };
+    const ctx = testContext();
+    const result = await createScoreStage({ root: '/repo', config: defaultConfig() }, { signals: [wild, broken] })({ task: 't', collected: collected(FILES) }, ctx);
+    const a = result.files.find((f) => f.path === 'a.ts');
+    expect(a?.factors.recency.score).toBe(NEUTRAL_FACTOR.recency);
+    expect(a?.factors.task_alignment.score).toBe(NEUTRAL_FACTOR.task_alignment);
+    expect(ctx.warnings).toEqual([expect.stringContaining('outside [0,1]'), expect.stringContaining('git exploded')]);
+  });
+
+  it('flags files the task @-mentions', async () => {
+    const result = await createScoreStage({ root: '/repo', config: defaultConfig() }, { signals: [] })(
+      { task: 'see @a.ts and b.ts', collected: collected(FILES) },
+      testContext(),
+    );
+    expect(result.files.filter((f) => f.mentionedInTask).map((f) => f.path)).toEqual(['a.ts']);
+  });
+
+  it('hybrid with no embedding model: keyword alignment, embeddingModel null, one warning', async () => {
+    const ctx = testContext();
+    const stage = createScoreStage({ root: '/repo', config: ctx.config }, { embedderFactory: async () => null });
+    const result = await stage({ task: 'retry loop', collected: collected({ 'retry.ts': 'retryLoop()', 'other.ts': 'x' }) }, ctx);
+    expect(result.method).toBe('hybrid');
+    expect(result.embeddingModel).toBeNull();
+    expect(result.files[0]?.path).toBe('retry.ts');
+    expect(ctx.warnings.filter((w) => w.includes('keyword'))).toHaveLength(1);
+  });
+
+  it('an embedder factory that throws is a warning, not a crash', async () => {
+    const ctx = testContext();
+    const stage = createScoreStage(
+      { root: '/repo', config: ctx.config },
+      {
+        embedderFactory: async () => {
+          throw new Error('model directory missing');
+        },
+      },
+    );
+    const result = await stage({ task: 'retry', collected: collected({ 'retry.ts': 'retry' }) }, ctx);
+    expect(result.embeddingModel).toBeNull();
+    const aboutAlignment = ctx.warnings.filter((w) => w.startsWith('task_alignment'));
+    expect(aboutAlignment).toEqual([expect.stringContaining('model directory missing')]);
+  });
+
+  it('keyword method never builds an embedder', async () => {
+    const ctx = testContext();
+    ctx.config.relevance_scoring.scoring_method = 'keyword';
+    let built = 0;
+    const stage = createScoreStage({ root: '/repo', config: ctx.config }, { embedderFactory: async () => (built++, null) });
+    const result = await stage({ task: 'retry', collected: collected({ 'retry.ts': 'retry' }) }, ctx);
+    expect(built).toBe(0);
+    expect(result.method).toBe('keyword');
+  });
+});
+
+describe('composite (property)', () => {
+  const unit = fc.double({ min: 0, max: 1, noNaN: true });
+  it('stays in [0,1] for weights summing to 1 and is monotone in every factor', () => {
+    fc.assert(
+      fc.property(fc.array(unit, { minLength: 5, maxLength: 5 }), fc.array(unit, { minLength: 5, maxLength: 5 }), fc.integer({ min: 0, max: 4 }), (rawWeights, scores, bump) => {
+        const config = defaultConfig();
+        const sum = rawWeights.reduce((a, b) => a + b, 0) || 1;
+        FACTOR_NAMES.forEach((name, i) => (config.relevance_scoring.factors[name].weight = (rawWeights[i] as number) / sum));
+        const factors = Object.fromEntries(FACTOR_NAMES.map((n, i) => [n, { raw: 0, score: scores[i] as number }])) as FactorScores;
+        const r = composite(factors, config);
+        expect(r).toBeGreaterThanOrEqual(0);
+        expect(r).toBeLessThanOrEqual(1);
+        const name = FACTOR_NAMES[bump] as FactorName;
+        const higher = { ...factors, [name]: { raw: 0, score: 1 } };
+        expect(composite(higher, config)).toBeGreaterThanOrEqual(r);
+      }),
+    );
+  });
+
+  it('compareScored is a total order: relevance desc, then path asc', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ path: fc.string({ maxLength: 4 }), relevance: unit }), { maxLength: 30 }), (items) => {
+        const sorted = [...items].sort(compareScored);
+        for (let i = 1; i < sorted.length; i++) {
+          const a = sorted[i - 1] as { path: string; relevance: number };
+          const b = sorted[i] as { path: string; relevance: number };
+          expect(a.relevance > b.relevance || (a.relevance === b.relevance && a.path <= b.path)).toBe(true);
+        }
+      }),
+    );
+  });
+});
