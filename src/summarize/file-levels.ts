@@ -38,6 +38,7 @@ export type BuildFileLevels = (file: CandidateFile, lastModifiedMs: number, ctx:
  */
 export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildFileLevels {
   const warned = new Set<string>();
+  let llmUsable = true;
   const warnOnce = (ctx: RunContext, id: string, message: string) => {
     if (warned.has(id)) return;
     warned.add(id);
@@ -63,7 +64,8 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
       await cache?.set(ns, key, value);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
-      warnOnce(ctx, `cache-write:${ns}`, `could not write the ${ns} cache (${code}): levels are computed but not cached`);
+      const name = cache === ports.tokenCache ? 'token-count' : `${ns}-level`;
+      warnOnce(ctx, `cache-write:${name}`, `could not write the ${name} cache (${code}): levels are computed but not cached`);
     }
   };
 
@@ -95,30 +97,33 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
       await store(ctx, ports.summaryCache, 'detailed', detailedKey, JSON.stringify(detailed));
     }
 
-    const summarizerIds = ports.llm ? [`${ports.llm.id}@${ports.llm.version}`] : [];
-    summarizerIds.push(`${LOCAL_SUMMARIZER.id}@${LOCAL_SUMMARIZER.version}`);
+    const summaryLimit = limits.summary.token_limit;
+    const localKey = `${subject}.${variant(`${LOCAL_SUMMARIZER.id}@${LOCAL_SUMMARIZER.version}`, tokenizer, summaryLimit)}`;
     let summary: LevelText | undefined;
-    for (const id of summarizerIds) {
-      summary = await cachedJson(ports.summaryCache, 'summary', `${subject}.${variant(id, tokenizer, limits.summary.token_limit)}`, limits.summary.token_limit);
-      if (summary) break;
-    }
-    cached.summary = summary !== undefined;
-    if (!summary) {
-      const a = await analyze();
-      const limit = limits.summary.token_limit;
-      let usedId = `${LOCAL_SUMMARIZER.id}@${LOCAL_SUMMARIZER.version}`;
-      if (ports.llm) {
+    if (ports.llm && llmUsable) {
+      const llmKey = `${subject}.${variant(`${ports.llm.id}@${ports.llm.version}`, tokenizer, summaryLimit)}`;
+      summary = await cachedJson(ports.summaryCache, 'summary', llmKey, summaryLimit);
+      cached.summary = summary !== undefined;
+      if (!summary) {
         try {
           const text = fullTokens <= LLM_MAX_INPUT_TOKENS ? file.content : detailed.content;
-          summary = measure(await ports.llm.summarize({ path: file.path, fileType: a.fileType, text }, tokenizer, limit), tokenizer);
-          usedId = summarizerIds[0]!;
+          summary = measure(await ports.llm.summarize({ path: file.path, fileType: (await analyze()).fileType, text }, tokenizer, summaryLimit), tokenizer);
+          await store(ctx, ports.summaryCache, 'summary', llmKey, JSON.stringify(summary));
         } catch (error) {
+          // One failure turns the LLM off for the rest of the run: a dead endpoint costs one timeout, not one per file.
+          llmUsable = false;
           warnOnce(ctx, 'llm', `${error instanceof Error ? error.message : String(error)}; used the local summarizer instead`);
         }
       }
-      summary ??= measure(summarizeLocally({ analysis: a, lineCount: file.lineCount, fullTokens }, tokenizer, limit), tokenizer);
-      // A fallback summary is cached under the local id, so the LLM is tried again next run.
-      await store(ctx, ports.summaryCache, 'summary', `${subject}.${variant(usedId, tokenizer, limit)}`, JSON.stringify(summary));
+    }
+    if (!summary) {
+      // A fallback summary is cached under the local id only, so the LLM is asked again next run.
+      summary = await cachedJson(ports.summaryCache, 'summary', localKey, summaryLimit);
+      cached.summary = summary !== undefined;
+      if (!summary) {
+        summary = measure(summarizeLocally({ analysis: await analyze(), lineCount: file.lineCount, fullTokens }, tokenizer, summaryLimit), tokenizer);
+        await store(ctx, ports.summaryCache, 'summary', localKey, JSON.stringify(summary));
+      }
     }
 
     // The stub depends on path and date, not content: cheap, never cached.

@@ -1,0 +1,148 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigSchema, type ConfigInput } from '../../src/config/schema.js';
+import { createLevelsStage } from '../../src/summarize/levels-stage.js';
+import { createFileLevels } from '../../src/summarize/file-levels.js';
+import { createSyntaxEngine, type SyntaxEngine } from '../../src/summarize/syntax/engine.js';
+import type { CandidateFile } from '../../src/types.js';
+import { fakeClock, memoryCache, testContext } from '../helpers/fakes.js';
+
+const HOUR = 3_600_000;
+
+function file(path: string, content: string): CandidateFile {
+  return {
+    path,
+    content,
+    size: Buffer.byteLength(content),
+    mtimeMs: Date.UTC(2026, 0, 2),
+    hash: createHash('sha256').update(content).digest('hex'),
+    lineCount: content.split('\n').length,
+  };
+}
+
+const SOURCE = `/** Adds numbers. */\nexport function add(a: number, b: number): number {\n  const sum = a + b;\n  return sum;\n}\n\nfunction hidden(): void {\n  console.log('x');\n  console.log('y');\n}\n`;
+
+/** A syntax engine that counts parses: a warm run must not parse at all. */
+function countingSyntax(): SyntaxEngine & { parses: number } {
+  const real = createSyntaxEngine();
+  const counting = {
+    parses: 0,
+    withTree: ((language, content, use) => {
+      counting.parses += 1;
+      return real.withTree(language, content, use);
+    }) as SyntaxEngine['withTree'],
+  };
+  return counting;
+}
+
+function setup(input: ConfigInput = {}) {
+  const root = mkdtempSync(join(tmpdir(), 'aiwg-levels-'));
+  const config = ConfigSchema.parse(input);
+  const clock = fakeClock();
+  const ctx = () => testContext({ config });
+  return { root, config, clock, ctx };
+}
+
+describe('createLevelsStage', () => {
+  it('returns the four levels of every file, sorted by path, and a warm stage reads them from disk', async () => {
+    const { root, config, clock, ctx } = setup();
+    const files = [file('src/z.ts', SOURCE), file('src/a.ts', SOURCE.replace('add', 'plus')), file('README.md', '# Demo\n\nA demo.\n')];
+    const input = { root, files, lastModifiedMs: new Map([['src/z.ts', Date.UTC(2025, 5, 1)]]) };
+    const cold = countingSyntax();
+    const first = await createLevelsStage({ root, config }, { syntax: cold, now: clock.now })(input, ctx());
+    expect([...first.keys()]).toEqual(['README.md', 'src/a.ts', 'src/z.ts']);
+    expect(first.get('src/z.ts')!.map((l) => l.level)).toEqual(['full', 'detailed', 'summary', 'stub']);
+    expect(first.get('src/z.ts')![3]!.content).toContain('last modified: 2025-06-01T00:00:00Z');
+    expect(first.get('src/a.ts')![3]!.content).toContain('last modified: 2026-01-02T00:00:00Z');
+    expect(cold.parses).toBe(2);
+    expect(readdirSync(join(root, '.aiwg', 'rag', 'summaries')).sort()).toEqual(['detailed', 'summary']);
+    expect(readdirSync(join(root, '.aiwg', 'rag', 'tokens'))).toEqual(['chars4']);
+
+    const warm = countingSyntax();
+    const second = await createLevelsStage({ root, config }, { syntax: warm, now: clock.now })(input, ctx());
+    expect(second).toEqual(first);
+    expect(warm.parses).toBe(0);
+  });
+
+  it('reports which levels came from the cache', async () => {
+    const { config, ctx } = setup();
+    const caches = { summaryCache: memoryCache(), tokenCache: memoryCache() };
+    const build = () => createFileLevels(config, { syntax: createSyntaxEngine(), ...caches });
+    const f = file('a.ts', SOURCE);
+    expect((await build()(f, 0, ctx())).cached).toEqual({ full: false, detailed: false, summary: false, stub: false });
+    expect((await build()(f, 0, ctx())).cached).toEqual({ full: true, detailed: true, summary: true, stub: false });
+  });
+
+  it('invalidate_on_change: changed content is a miss; off, the old entry is served by path', async () => {
+    for (const invalidate of [true, false]) {
+      const { config, ctx } = setup({ summarization: { caching: { invalidate_on_change: invalidate } } });
+      const caches = { summaryCache: memoryCache(), tokenCache: memoryCache() };
+      const build = createFileLevels(config, { syntax: createSyntaxEngine(), ...caches });
+      await build(file('a.ts', SOURCE), 0, ctx());
+      const changed = await build(file('a.ts', SOURCE.replace('add', 'sum')), 0, ctx());
+      expect(changed.cached.detailed).toBe(!invalidate);
+      expect(changed.levels[1]!.content.includes('function sum')).toBe(invalidate);
+      // The full level is always the file as it is now.
+      expect(changed.levels[0]!.content).toContain('function sum');
+    }
+  });
+
+  it('max_age_hours: entries older than the limit are recomputed (fake clock)', async () => {
+    const { root, config, clock, ctx } = setup({ summarization: { caching: { max_age_hours: 24 } } });
+    const input = { root, files: [file('a.ts', SOURCE)], lastModifiedMs: new Map() };
+    await createLevelsStage({ root, config }, { now: clock.now })(input, ctx());
+    clock.advance(23 * HOUR);
+    const fresh = countingSyntax();
+    await createLevelsStage({ root, config }, { syntax: fresh, now: clock.now })(input, ctx());
+    expect(fresh.parses).toBe(0);
+    clock.advance(2 * HOUR);
+    const stale = countingSyntax();
+    await createLevelsStage({ root, config }, { syntax: stale, now: clock.now })(input, ctx());
+    expect(stale.parses).toBe(1);
+  });
+
+  it('caching disabled writes nothing', async () => {
+    const { root, config, ctx } = setup({ summarization: { caching: { enabled: false } } });
+    await createLevelsStage({ root, config })({ root, files: [file('a.ts', SOURCE)], lastModifiedMs: new Map() }, ctx());
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  it('cache.dir puts every cache in a shared directory', async () => {
+    const shared = mkdtempSync(join(tmpdir(), 'aiwg-shared-'));
+    const { root, ctx } = setup();
+    const config = ConfigSchema.parse({ cache: { dir: shared } });
+    await createLevelsStage({ root, config })({ root, files: [file('a.ts', SOURCE)], lastModifiedMs: new Map() }, ctx());
+    expect(readdirSync(shared).sort()).toEqual(['summaries', 'tokens']);
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  it('summarization disabled: a file is whole or a stub', async () => {
+    const { config, ctx } = setup({ summarization: { enabled: false } });
+    const { levels } = await createFileLevels(config, { syntax: createSyntaxEngine() })(file('a.ts', SOURCE), 0, ctx());
+    expect(levels[1]!.content).toBe(levels[3]!.content);
+    expect(levels[2]!.content).toBe(levels[3]!.content);
+  });
+
+  it('a level that would not be smaller repeats the level above', async () => {
+    const { config, ctx } = setup();
+    const { levels } = await createFileLevels(config, { syntax: createSyntaxEngine() })(file('tiny.ts', 'x;\n'), 0, ctx());
+    expect(levels.map((l) => l.content)).toEqual(['x;\n', 'x;\n', 'x;\n', 'x;\n']);
+  });
+
+  it('a cache that cannot be written is a warning, not a failure', async () => {
+    const { config, ctx } = setup();
+    const failing = { get: async () => undefined, set: async () => Promise.reject(Object.assign(new Error('no space'), { code: 'ENOSPC' })) };
+    const context = ctx();
+    const failingTokens = { ...failing };
+    const { levels } = await createFileLevels(config, { syntax: createSyntaxEngine(), summaryCache: failing, tokenCache: failingTokens })(file('a.ts', SOURCE), 0, context);
+    expect(levels).toHaveLength(4);
+    expect(context.warnings).toEqual([
+      'could not write the token-count cache (ENOSPC): levels are computed but not cached',
+      'could not write the detailed-level cache (ENOSPC): levels are computed but not cached',
+      'could not write the summary-level cache (ENOSPC): levels are computed but not cached',
+    ]);
+  });
+});
