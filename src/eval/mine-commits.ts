@@ -145,9 +145,11 @@ function parseNameStatus(rest: string): ChangedFile[] {
 
 /** Message rules, checked on the subject line (case-insensitive). Order matters: first match wins. */
 const MESSAGE_RULES: Array<{ reason: SkipReason; pattern: RegExp }> = [
+  // Squash or rebase merges keep a merge-like subject with one parent.
+  { reason: 'merge', pattern: /^merge (pull request|branch|remote-tracking branch|tag|commit)\b/i },
   { reason: 'revert', pattern: /^(revert\b|reapply\b|"revert)/i },
   { reason: 'dependency-bump', pattern: /^(chore|build|fix)\(deps(-dev)?\)|\bbump(s|ed)? [@\w./-]+ from \S+ to\b|\b(update|upgrade|bump)(d|s)? (all |the )?(dependencies|deps|devdependencies|lockfile|package-lock)\b/i },
-  { reason: 'release', pattern: /^(chore\(release\)|release\b|releasing\b|prepare (for )?release|publish\b|v?\d+\.\d+\.\d+(-[\w.]+)?$)|\b(bump(ed)?|update) (the )?version\b|^version \d/i },
+  { reason: 'release', pattern: /^(chore\(release\)|version packages\b|release\b|releasing\b|prepare (for )?release|publish\b|v?\d+\.\d+\.\d+(-[\w.]+)?$)|\b(bump(ed)?|update) (the )?version\b|^version \d/i },
   { reason: 'formatting', pattern: /^style(\(.*\))?!?:|\b(typos?|whitespace|prettier|reformat(ted|ting)?|formatting|lint(ing)?( fix(es)?| errors| warnings)?|eslint)\b/i },
   { reason: 'docs-only', pattern: /^docs(\(.*\))?!?:/i },
 ];

@@ -14,7 +14,7 @@ const SOURCE_EXTENSIONS = new Set([
 
 const TEST_DIR = /(^|\/)(test|tests|__tests__|__test__|spec|specs|__mocks__|__snapshots__|fixtures?|e2e|testdata|testing)\//i;
 const TEST_FILE = /(\.(test|spec|bench|e2e)\.[^/]+$)|(_test\.(go|py|rb|rs|exs?)$)|((^|\/)test_[^/]+\.py$)|((^|\/)conftest\.py$)|(Tests?\.(java|kt|cs|swift)$)/;
-const GENERATED = /(^|\/)(dist|build|out|vendor|node_modules|coverage|\.git)\/|\.min\.(js|css)$|(^|\/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml)$/;
+const GENERATED = /(^|\/)(dist|build|out|vendor|node_modules|coverage|\.git|\.yarn)\/|(^|\/)\.pnp\.[cm]?js$|\.min\.(js|css)$|(^|\/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml)$/;
 
 export function isTestPath(path: string): boolean {
   return TEST_DIR.test(path) || TEST_FILE.test(path);

@@ -56,6 +56,8 @@ const M = (path: string) => ({ status: 'M' as const, path });
 describe('classifyCommit', () => {
   it.each([
     ['merge', commit('merge branch feature into main', [M('src/a.ts')], ['p1', 'p2'])],
+    ['merge', commit("Merge pull request #12 from dev/feature-branch", [M('src/a.ts')])],
+    ['no-source-files', commit('upgrade the bundled package manager', [M('.yarn/releases/yarn-4.1.0.cjs'), M('.pnp.cjs')])],
     ['root-commit', commit('initial import of everything', [M('src/a.ts')], [])],
     ['revert', commit('Revert "add the thing to the parser"', [M('src/a.ts')])],
     ['dependency-bump', commit('build(deps-dev): bump vitest from 1.0.0 to 2.0.0', [M('package.json')])],
