@@ -4,7 +4,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
 import type { Config, ConfigInput } from './schema.js';
-import { crossFieldProblems, parseConfigStrict } from './validate.js';
+import { crossFieldProblems, knownKeysAt, parseConfigStrict } from './validate.js';
 
 export { validateConfig } from './validate.js';
 
@@ -133,8 +133,8 @@ export function parseYamlConfig(text: string, label: string): Record<string, unk
     const what = (error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '').replace(/:$/, '');
     throw new ConfigError('', `YAML syntax error${where}: ${what}: fix the YAML (indentation, quotes, brackets)`, { file: label, cause: error });
   }
-  const data = stripEmpty(doc.toJS({ maxAliasCount: 100 }));
-  if (data === undefined) return {};
+  const data = dropEmptyKnownKeys(doc.toJS({ maxAliasCount: 100 }));
+  if (data === null || data === undefined) return {};
   if (!isRecord(data)) {
     throw new ConfigError('', `the file must be a mapping of keys such as "budget_config:", got ${Array.isArray(data) ? 'a list' : `the value ${JSON.stringify(data)}`}`, { file: label });
   }
@@ -172,7 +172,7 @@ function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>)
   return out;
 }
 
-/** Drop null and undefined members and the mappings left empty, at every level (lists keep their items). */
+/** Flags: drop null and undefined members and the mappings left empty, at every level. */
 function stripEmpty(value: unknown): unknown {
   if (value === null || value === undefined) return undefined;
   if (!isRecord(value)) return value;
@@ -182,6 +182,21 @@ function stripEmpty(value: unknown): unknown {
     if (stripped !== undefined) out[key] = stripped;
   }
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * A config file: a known key left empty (YAML null) takes its default. Unknown keys stay, even
+ * empty, so the strict parse reports them.
+ */
+function dropEmptyKnownKeys(value: unknown, path: string[] = []): unknown {
+  if (!isRecord(value)) return value;
+  const known = knownKeysAt(path);
+  const out: Record<string, unknown> = {};
+  for (const [key, member] of Object.entries(value)) {
+    if (member === null && known.includes(key)) continue;
+    out[key] = dropEmptyKnownKeys(member, [...path, key]);
+  }
+  return out;
 }
 
 function hasPath(data: unknown, path: readonly string[]): boolean {

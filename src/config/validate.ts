@@ -145,6 +145,10 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): { keyPath: stri
   const path = issue.path;
   const got = valueAt(input, path);
   const hint = defaultHint(path);
+  if (got === undefined && issue.code !== 'unrecognized_keys') {
+    const choices = issue.code === 'invalid_value' ? `: one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}` : '';
+    return { keyPath: formatKeyPath(path), message: `missing required key: add it${choices}` };
+  }
   switch (issue.code) {
     case 'unrecognized_keys': {
       const [key = ''] = issue.keys;
@@ -154,7 +158,6 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): { keyPath: stri
       return { keyPath: formatKeyPath([...path, key]), message: `unknown key "${key}": ${fix} known keys here: ${known.join(', ')}` };
     }
     case 'invalid_type': {
-      if (got === undefined) return { keyPath: formatKeyPath(path), message: `missing required key: add it${hint}` };
       const [expected, fix] = TYPE_FIXES[issue.expected] ?? [`a ${issue.expected}`, `write a ${issue.expected}`];
       return { keyPath: formatKeyPath(path), message: `expected ${expected}, got ${describeValue(got)}: ${fix}${hint}` };
     }
@@ -176,6 +179,10 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): { keyPath: stri
       const suggestion = typeof got === 'string' ? closestKey(got, issue.values.map(String)) : undefined;
       const fix = suggestion ? `did you mean "${suggestion}"?` : `use one of ${options.join(', ')}`;
       return { keyPath: formatKeyPath(path), message: `expected one of ${options.join(', ')}, got ${describeValue(got)}: ${fix}` };
+    }
+    case 'invalid_format': {
+      const what = issue.format === 'url' ? 'expected an http(s) URL such as "http://localhost:11434/v1"' : issue.message;
+      return { keyPath: formatKeyPath(path), message: `${what}, got ${describeValue(got)}${hint}` };
     }
     default:
       return { keyPath: formatKeyPath(path), message: `${issue.message}, got ${describeValue(got)}${hint}` };
