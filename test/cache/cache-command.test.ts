@@ -1,0 +1,76 @@
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runMain } from '../../src/cli/main.js';
+import type { CliIo } from '../../src/cli/command.js';
+
+async function run(argv: string[], cwd: string, env: Record<string, string> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), env: { AIWG_TOKENIZER: 'chars4', ...env }, cwd, isTTY: false };
+  const code = await runMain(argv, io);
+  return { code, stdout: out.join(''), stderr: err.join('') };
+}
+
+async function filledRepo() {
+  const root = mkdtempSync(join(tmpdir(), 'aiwg-cache-cli-'));
+  writeFileSync(join(root, 'a.ts'), 'export function a(): number {\n  return 1;\n}\n');
+  writeFileSync(join(root, 'b.md'), '# B\n\nAbout b.\n');
+  for (const file of ['a.ts', 'b.md']) expect((await run(['summarize', file], root)).code).toBe(0);
+  return root;
+}
+
+describe('aiwg cache', () => {
+  it('stats --json lists entries, bytes and ages per cache', async () => {
+    const root = await filledRepo();
+    const { code, stdout } = await run(['cache', 'stats', '--json'], root);
+    expect(code).toBe(0);
+    const { caches } = JSON.parse(stdout);
+    expect(caches.map((c: { name: string }) => c.name)).toEqual(['summaries', 'tokens']);
+    // Two files: a detailed and a summary entry each; one token count each.
+    expect(caches[0]).toMatchObject({ name: 'summaries', exists: true, entries: 4 });
+    expect(caches[1]).toMatchObject({ name: 'tokens', exists: true, entries: 2 });
+    expect(caches[0].bytes).toBeGreaterThan(0);
+    expect(caches[0].oldest_age_hours).toBeGreaterThanOrEqual(0);
+  });
+
+  it('stats prints a table and includes embeddings when present', async () => {
+    const root = await filledRepo();
+    mkdirSync(join(root, '.aiwg', 'rag', 'embeddings', 'm'), { recursive: true });
+    writeFileSync(join(root, '.aiwg', 'rag', 'embeddings', 'm', 'v.bin'), Buffer.alloc(10));
+    const { stdout } = await run(['cache', 'stats', '--root', root], '/');
+    const lines = stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^cache\s+entries\s+size\s+oldest\s+newest\s+dir$/);
+    expect(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 2).join(' '))).toEqual(['summaries 4', 'tokens 2', 'embeddings 1']);
+  });
+
+  it('prune keeps fresh entries; clear removes them all', async () => {
+    const root = await filledRepo();
+    const pruned = JSON.parse((await run(['cache', 'prune', '--json'], root)).stdout);
+    expect(pruned.caches.map((c: { removed: number; kept: number }) => [c.removed, c.kept])).toEqual([[0, 4], [0, 2]]);
+    const cleared = await run(['cache', 'clear'], root);
+    expect(cleared.stdout).toContain('cleared summaries: 4 files');
+    const after = JSON.parse((await run(['cache', 'stats', '--json'], root)).stdout);
+    expect(after.caches.map((c: { entries: number }) => c.entries)).toEqual([0, 0]);
+    const again = JSON.parse((await run(['summarize', 'a.ts', '--json'], root)).stdout);
+    expect(again.cached).toBe(false);
+  });
+
+  it('AIWG_CACHE_DIR moves the caches to a shared directory', async () => {
+    const shared = mkdtempSync(join(tmpdir(), 'aiwg-shared-cli-'));
+    const root = mkdtempSync(join(tmpdir(), 'aiwg-cache-cli-'));
+    writeFileSync(join(root, 'a.ts'), 'export const a = 1;\n');
+    await run(['summarize', 'a.ts'], root, { AIWG_CACHE_DIR: shared });
+    expect(existsSync(join(shared, 'summaries'))).toBe(true);
+    expect(existsSync(join(root, '.aiwg'))).toBe(false);
+    const { caches } = JSON.parse((await run(['cache', 'stats', '--json'], root, { AIWG_CACHE_DIR: shared })).stdout);
+    expect(caches[0].dir).toBe(join(shared, 'summaries'));
+  });
+
+  it('an unknown action is a usage error', async () => {
+    const { code, stderr } = await run(['cache', 'wipe'], tmpdir());
+    expect(code).toBe(2);
+    expect(stderr).toContain('give one action: stats, prune, clear');
+  });
+});
