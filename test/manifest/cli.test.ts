@@ -36,9 +36,9 @@ describe('aiwg assemble (example working set of this repository)', () => {
     expect(context).toContain('<system path="ARCHITECTURE.md">');
     expect(context).toContain('<context path="src/manifest/working-set/assemble.ts">');
     const tokens = (await createTokenizer('o200k')).count(context);
-    expect(tokens).toBeLessThanOrEqual(4000);
+    expect(tokens).toBeLessThanOrEqual(6000);
     const report = io.err();
-    expect(report).toMatch(/^assembly_report:\n {2}budget:\n {4}max: 6000\n {4}effective: 4000\n {4}reserved_for_response: 2000\n {4}used: (\d+)\n/);
+    expect(report).toMatch(/^assembly_report:\n {2}budget:\n {4}max: 8000\n {4}effective: 6000\n {4}reserved_for_response: 2000\n {4}used: (\d+)\n/);
     expect(report).toContain(`used: ${tokens}\n`);
     expect(report).toContain('- path: notes/not-written-yet.md\n      reason: not found');
   });
@@ -162,10 +162,10 @@ describe('aiwg working-set', () => {
     expect(io.err()).toMatch(/warning: skipped budget record broken\.json/);
     const manifest = parseWorkingSet(readFileSync(join(fixture.root, 'working-set.yml'), 'utf8'), 'w');
     const priority = (path: string) => manifest.files.find((f) => f.path === path)?.priority;
-    expect(priority('src/manifest/working-set/schema.ts')).toBe(0.8);
+    expect(priority('src/manifest/working-set/schema.ts')).toBe(0.6);
     expect(priority('src/manifest/working-set/assemble.ts')).toBe(0.8);
     expect(priority('docs/working-sets.md')).toBe(0.2);
-    expect(priority('src/tokenize/truncate.ts')).toBe(0.5);
+    expect(priority('src/tokenize/truncate.ts')).toBe(0.7);
     expect(priority('ARCHITECTURE.md')).toBe(1);
     expect(manifest.metadata?.assembled_by).toBe('orchestrator');
     const events = readFileSync(join(fixture.root, '.aiwg/rag/working-set-events.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { why: string; by: string });

@@ -154,6 +154,8 @@ export async function assembleWorkingSet(manifest: WorkingSet, ctx: WorkingSetCo
   }
   if (!headerFits) context = '';
 
+  const rank = new Map(files.map((file, index) => [file.path, index]));
+  excluded.sort((a, b) => (rank.get(a.path) ?? 0) - (rank.get(b.path) ?? 0));
   return { context, report: buildReport(manifest, tokenizer, rendered, blocks.map((b) => b.included), excluded, warnings) };
 }
 

@@ -1,5 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors.js';
 import { defaultTruncateStrategy, parseWorkingSet, workingSetJsonSchema } from '../../../src/manifest/working-set/schema.js';
@@ -115,6 +117,15 @@ describe('schemas/working-set.schema.json', () => {
     // Regenerate with: AIWG_UPDATE_SCHEMAS=1 npx vitest run test/manifest/working-set/schema.test.ts
     if (process.env.AIWG_UPDATE_SCHEMAS === '1') writeFileSync(SCHEMA_FILE, generated);
     expect(readFileSync(SCHEMA_FILE, 'utf8')).toBe(generated);
+  });
+
+  it('accepts the shipped example and refuses what zod refuses (ajv, strict mode)', () => {
+    const validate = new Ajv2020({ allErrors: true, strict: true, formats: { 'date-time': true } }).compile(JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as object);
+    const example = readFileSync(join(import.meta.dirname, '../../../.aiwg/examples/working-set.yml'), 'utf8');
+    expect(validate(parse(example))).toBe(true);
+    expect(parseWorkingSet(example, 'example').files.length).toBeGreaterThan(3);
+    expect(validate(parse(BASE.replace('priority: 0.8', 'priority: 0.8\n    role: admin')))).toBe(false);
+    expect(validate(parse(`${BASE}fils: []\n`))).toBe(false);
   });
 
   it('describes the keys of the manifest', () => {
