@@ -120,3 +120,10 @@ export { buildImportGraph, distancesFrom, LANGUAGES as IMPORT_LANGUAGES, type Im
 export { explainScore, tierOf, renderExplanation, type ScoreExplanation, type FactorExplanation } from './scoring/explain.js';
 export { scoreOneFile, type ScoreOneFileOptions, type ScoreOneFileDeps, type ScoreOneFileResult } from './scoring/score-one-file.js';
 export { defaultEmbedderFactory, bindSemanticAlignment, type EmbedderFactory, type SemanticAlignment, type SemanticScores } from './scoring/semantic-adapter.js';
+export { createEmbedder, loadTransformersEmbedder, EMBED_BATCH_SIZE, type CreateEmbedderOptions, type TransformersEmbedderOptions } from './scoring/semantic/embedder.js';
+export { semanticAlignment, fileSimilarity, type SemanticAlignmentDeps, type SemanticAlignmentResult } from './scoring/semantic/semantic-alignment.js';
+export { buildStaticEmbeddingModel, zipfWeight, TOKENIZER_RULES, STATIC_MODEL_FORMAT, type StaticModelSpec, type StaticModelInfo } from './scoring/semantic/static-model-builder.js';
+export { ensureGloveModel, gloveModelDir, isBuiltModelDir, GLOVE_MODEL_ID, GLOVE_MODEL_VERSION, GLOVE_MAX_WORDS, CODE_KEYWORDS } from './scoring/semantic/glove-model.js';
+export { chunkFile, chunkByLines, chunkByDefinitions, CHUNKER_VERSION, MAX_CHUNKS_PER_FILE, type Chunk, type DefinitionsExtractor } from './scoring/semantic/chunker.js';
+export { openEmbeddingStore, embeddingStoreDir, modelSlug, EMBEDDING_FORMAT_VERSION, type EmbeddingStore } from './scoring/semantic/embedding-store.js';
+export { annSearch, ANN_FORMAT_VERSION, type AnnQuery, type AnnResult } from './scoring/semantic/ann-index.js';

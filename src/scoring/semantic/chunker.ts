@@ -1,3 +1,5 @@
+import type { Definition } from '../../summarize/syntax/definitions.js';
+
 /**
  * Splits a file into chunks of at most `maxChars` characters for embedding. Blocks come from the
  * file's top-level definitions when a definitions extractor knows the language, otherwise from
@@ -11,15 +13,6 @@ export interface Chunk {
   startLine: number;
   endLine: number;
   text: string;
-}
-
-export interface Definition {
-  name: string;
-  kind: string;
-  /** 1-based, inclusive. */
-  startLine: number;
-  endLine: number;
-  exported: boolean;
 }
 
 /** The summarize area's extractor: null when the language is unsupported. */

@@ -11,7 +11,7 @@ export interface SemanticAlignmentDeps {
   cacheDir: string;
   /** Where the ANN index is kept; `<root>/.aiwg/rag/index` in production. Default `<cacheDir>/index`. */
   indexDir?: string;
-  /** Definitions extractor for chunking; default: the summarize area's, when present. */
+  /** Definitions extractor for chunking; default: the summarize area's tree-sitter one; null: lines only. */
   definitions?: DefinitionsExtractor | null;
 }
 
@@ -32,7 +32,6 @@ const EMBED_GROUP = 256;
 /** Chunks an ANN search returns: enough for many files to get their best chunks in. */
 const ANN_MIN_RESULTS = 256;
 const ANN_RESULT_FRACTION = 0.05;
-const DEFINITIONS_MODULE = '../../summarize/syntax/definitions.js';
 
 /**
  * Semantic task alignment: each file's chunks (cached by content hash + model id) against the task
@@ -144,11 +143,11 @@ async function embedMissing(store: EmbeddingStore, embedder: Embedder, missing: 
   return keys.length;
 }
 
-/** The summarize area's extractDefinitions when that module exists; line chunking otherwise. */
+/** The summarize area's tree-sitter definitions, one engine per run (each grammar loads once). */
 async function loadDefinitionsExtractor(): Promise<DefinitionsExtractor | null> {
   try {
-    const mod = (await import(DEFINITIONS_MODULE)) as { extractDefinitions?: DefinitionsExtractor };
-    return typeof mod.extractDefinitions === 'function' ? mod.extractDefinitions : null;
+    const { createDefinitionExtractor } = await import('../../summarize/syntax/definitions.js');
+    return createDefinitionExtractor();
   } catch {
     return null;
   }

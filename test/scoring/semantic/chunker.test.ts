@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { chunkByDefinitions, chunkByLines, chunkFile, MAX_CHUNKS_PER_FILE, type Definition } from '../../../src/scoring/semantic/chunker.js';
+import { chunkByDefinitions, chunkByLines, chunkFile, MAX_CHUNKS_PER_FILE } from '../../../src/scoring/semantic/chunker.js';
+import { createDefinitionExtractor, type Definition } from '../../../src/summarize/syntax/definitions.js';
 
 const ts = [
   "import { a } from './a.js';",
@@ -91,6 +92,11 @@ describe('chunkFile', () => {
       throw new Error('parse error');
     });
     expect(failing.method).toBe('lines');
+  });
+  it('chunks TypeScript along the definitions tree-sitter finds', async () => {
+    const { chunks, method } = await chunkFile('src/a.ts', ts, 60, createDefinitionExtractor());
+    expect(method).toBe('definitions');
+    expect(ranges(chunks)).toEqual([[1, 3], [4, 7], [8, 13], [14, 14]]);
   });
   it('caps the chunks of a huge file', async () => {
     const content = Array.from({ length: 5000 }, (_, i) => `line ${i}\n`).join('\n');
