@@ -4,7 +4,7 @@ import type { Reporter, RunContext } from '../types.js';
 import type { PipelineDeps, PipelineOptions, PipelineResult } from '../pipeline.js';
 import { createTokenizer, type Tokenizer, type TokenizerId } from '../tokenize/tokenizer.js';
 import { silentReporter } from '../util/reporter.js';
-import { UsageError } from '../errors.js';
+import { InputError, UsageError } from '../errors.js';
 import { runGit, type GitRunner } from './git.js';
 import { mineCommits, type EvalInstance, type MineResult } from './mine-commits.js';
 import { withWorktree } from './worktree.js';
@@ -81,7 +81,12 @@ export async function runEval(options: EvalOptions, overrides: Partial<EvalDeps>
     throw new UsageError(`--budgets ${options.budgets.join(',')}: pass positive whole token counts, e.g. --budgets 8000,32000`);
   }
   const methods: EvalMethod[] = [BASELINE_METHOD, ...new Set(options.methods)];
-  const head = (await deps.git(options.root, ['rev-parse', 'HEAD'])).trim();
+  const head = await deps.git(options.root, ['rev-parse', '--verify', 'HEAD']).then(
+    (out) => out.trim(),
+    (error: unknown) => {
+      throw new InputError(`${options.root}: cannot read the git history: not a git repository with at least one commit (context-eval replays past commits; pass --root <a git checkout>)`, { cause: error });
+    },
+  );
   const mined = await mineCommits({ root: options.root, commits: options.commits }, deps.git);
   reporter.info(
     `context-eval: ${mined.instances.length} of ${options.commits} requested commits qualify (${mined.scanned} scanned); methods ${methods.join(', ')}; budgets ${budgets.join(', ')}`,
