@@ -117,7 +117,8 @@ async function readConfigLayer(options: LoadConfigOptions, env: Record<string, s
 
 /** The default config file must not be a symlink leading out of the repository. */
 async function assertInsideRoot(root: string, path: string, label: string): Promise<void> {
-  const [realRoot, realFile] = await Promise.all([realpath(root), realpath(path)]);
+  const realRoot = await realpath(root);
+  const realFile = await realpath(path);
   const rel = relative(realRoot, realFile);
   if (rel.startsWith('..') || isAbsolute(rel)) {
     throw new ConfigError('', `resolves to ${realFile}, outside the root ${realRoot}: copy the file into the repository or name it with AIWG_CONFIG`, { file: label });

@@ -59,26 +59,36 @@ export function charsPerToken(length: number, tokens: number): number {
   return tokens > 0 && length > 0 ? length / tokens : 4;
 }
 
-/** Move a cut point off the middle of a surrogate pair (towards the start of the text). */
+/** Grapheme clusters are short; this much context around a cut decides where clusters begin. */
+const GRAPHEME_WINDOW = 64;
+/** Stateless: segmenting has no side effects, so one shared instance is safe. */
+const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/**
+ * Move a cut point back to the start of the grapheme cluster it falls in, so a cut never
+ * separates an emoji from its modifiers, a letter from its combining marks, or a surrogate pair.
+ */
 export function safeCutBefore(text: string, k: number): number {
-  if (k > 0 && k < text.length && isHighSurrogate(text.charCodeAt(k - 1)) && isLowSurrogate(text.charCodeAt(k))) {
-    return k - 1;
-  }
-  return k;
+  const bounds = clusterAround(text, k);
+  return bounds ? bounds.start : k;
 }
 
-/** Move a cut point off the middle of a surrogate pair (towards the end of the text). */
+/** Move a cut point forward to the end of the grapheme cluster it falls in. */
 export function safeCutAfter(text: string, k: number): number {
-  if (k > 0 && k < text.length && isHighSurrogate(text.charCodeAt(k - 1)) && isLowSurrogate(text.charCodeAt(k))) {
-    return k + 1;
+  const bounds = clusterAround(text, k);
+  return bounds ? bounds.end : k;
+}
+
+/** The cluster strictly containing position k (a cut inside it), if any. */
+function clusterAround(text: string, k: number): { start: number; end: number } | undefined {
+  if (k <= 0 || k >= text.length) return undefined;
+  const from = Math.max(0, k - GRAPHEME_WINDOW);
+  const window = text.slice(from, Math.min(text.length, k + GRAPHEME_WINDOW));
+  for (const { index, segment } of GRAPHEMES.segment(window)) {
+    const start = from + index;
+    const end = start + segment.length;
+    if (start < k && k < end) return { start, end };
+    if (start >= k) return undefined;
   }
-  return k;
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
+  return undefined;
 }

@@ -52,3 +52,11 @@ export const RUNS = { numRuns: 100 } as const;
 export async function allTokenizers(): Promise<Tokenizer[]> {
   return Promise.all(TOKENIZER_IDS.map((id) => createTokenizer(id)));
 }
+
+/** Offsets where grapheme clusters start (and the end of the text). */
+export function graphemeBoundaries(text: string): Set<number> {
+  const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+  const bounds = new Set([text.length]);
+  for (const { index } of segmenter.segment(text)) bounds.add(index);
+  return bounds;
+}

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { applyMaxLines, countLines, TRUNCATE_STRATEGIES, truncateWithStrategy, type TruncateStrategy } from '../../src/tokenize/truncate.js';
 import { createChars4Tokenizer, createTokenizer, TOKENIZER_IDS, type Tokenizer, type TokenizerId } from '../../src/tokenize/tokenizer.js';
-import { anyText, linesText, RUNS, TEXT_KINDS } from './arbitraries.js';
+import { anyText, graphemeBoundaries, linesText, RUNS, TEXT_KINDS } from './arbitraries.js';
 
 const tokenizers = new Map<TokenizerId, Tokenizer>();
 beforeAll(async () => {
@@ -108,6 +108,14 @@ describe('truncateWithStrategy, exact cuts (chars4)', () => {
     const out = truncateWithStrategy(minified, { budget: 30, strategy: 'end', tokenizer: tk });
     expect(out?.text).toMatch(/^short\nx+\n\[\.\.\. [\d,]+ characters \([\d,]+ tokens\) cut \.\.\.\]$/);
     expect(out?.tokens).toBeLessThanOrEqual(30);
+  });
+
+  it.each(['end', 'start'] as const)('cuts characters between grapheme clusters (%s)', (strategy) => {
+    const emoji = '👩‍💻e\u0301🇫🇷'.repeat(60); // no line breaks: a character cut
+    const out = truncateWithStrategy(emoji, { budget: 40, strategy, tokenizer: tk });
+    const kept = (out?.text ?? '').split('\n').find((line) => !line.startsWith('[...')) ?? '';
+    expect(kept.length).toBeGreaterThan(0);
+    expect(graphemeBoundaries(emoji).has(strategy === 'end' ? kept.length : emoji.length - kept.length)).toBe(true);
   });
 
   it('applies max_lines before the budget, with one marker', () => {
