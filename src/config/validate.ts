@@ -145,6 +145,9 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): { keyPath: stri
   const path = issue.path;
   const got = valueAt(input, path);
   const hint = defaultHint(path);
+  if (path.length === 0 && issue.code === 'invalid_type') {
+    return { keyPath: '', message: `the configuration must be a mapping of keys such as "budget_config:", got ${describeValue(got)}` };
+  }
   if (got === undefined && issue.code !== 'unrecognized_keys') {
     const choices = issue.code === 'invalid_value' ? `: one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}` : '';
     return { keyPath: formatKeyPath(path), message: `missing required key: add it${choices}` };
@@ -215,7 +218,7 @@ function defaultHint(path: readonly PropertyKey[]): string {
 }
 
 function describeValue(value: unknown): string {
-  if (value === null) return 'nothing (null)';
+  if (value === null || value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
   if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;

@@ -258,6 +258,10 @@ describe('validateConfig', () => {
     expect(validateConfig({ tokenizer: 'chars4' }, 'test').tokenizer).toBe('chars4');
   });
 
+  it.each([undefined, null, 5, ['a']])('rejects %j as a whole configuration', (input) => {
+    expect(() => validateConfig(input, 'inline')).toThrow(/^inline: the configuration must be a mapping of keys such as "budget_config:", got /);
+  });
+
   it('throws a ConfigError naming the source for cross-field problems', () => {
     expect(() => validateConfig({ budget_config: { total_budget: { max_tokens: 100 } } }, 'inline')).toThrow(
       /^inline: budget_config\.total_budget: reserve_for_output \(8000\)/,
