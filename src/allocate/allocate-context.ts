@@ -9,7 +9,8 @@ import { selectHistoryWindow, type HistoryItem } from '../assemble/history-windo
 import { assignTiers, comparePaths, FILE_TIERS, startingLevels, type FileTier } from './tiers.js';
 import { buildCandidate, isCandidate, type Candidate } from './candidates.js';
 import { planTierBudgets } from './budgets.js';
-import { allocateFileTier, chosenCost, fmt, type TierOutcome } from './overflow.js';
+import { fmt, type LevelAlgorithm } from './overflow.js';
+import { allocationValue, fitAllTiers } from './fit-tiers.js';
 import { fitRender, type HeaderMode, type Placement, type RepairMode } from './fit-render.js';
 
 /** A truncated file keeping less than this share of its tokens is "truncated significantly" (spec 001 section 9). */
@@ -78,34 +79,18 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
     flowOrder: budgetConfig.flow_order,
   });
 
-  const outcomes = Object.fromEntries(
-    FILE_TIERS.map((t) => [t, { candidates: candidates[t], choice: new Int32Array(candidates[t].length).fill(0) }]),
-  ) as Record<FileTier, TierOutcome>;
-  const tierBudget = { ...budgets.own };
-  let historyItems: HistoryItem[] = wholeHistory.kept;
-  let carry = budgets.pool;
-  for (const tier of budgets.constrained) {
-    const receives = budgetConfig.flow_unused && budgetConfig.flow_order.includes(tier);
-    const budget = budgets.own[tier] + (receives ? carry : 0);
-    let used: number;
-    if (tier === 'history') {
-      historyItems = selectHistoryWindow(input.history, { budget, capBudget, format, tokenizer }).kept;
-      used = historyItems.reduce((sum, h) => sum + h.cost, 0);
-    } else {
-      outcomes[tier] = allocateFileTier({
-        tier,
-        candidates: candidates[tier],
-        budget,
-        strategy: budgetConfig.overflow_strategy,
-        algorithm: budgetConfig.strategy,
-        format,
-        tokenizer,
-      });
-      used = chosenCost(outcomes[tier].candidates, outcomes[tier].choice);
-    }
-    tierBudget[tier] = Math.max(budgets.own[tier], used);
-    if (receives) carry = budget - used;
+  const fitTiers = (algorithm: LevelAlgorithm) =>
+    fitAllTiers({ candidates, budgets, wholeHistory: wholeHistory.kept, input, ctx, algorithm, capBudget });
+  let fitted0 = fitTiers(budgetConfig.strategy);
+  const choosesLevels = budgetConfig.overflow_strategy === 'summarize' || budgetConfig.overflow_strategy === 'prioritize';
+  if (budgetConfig.strategy === 'optimal' && choosesLevels && FILE_TIERS.some((t) => budgets.constrained.includes(t))) {
+    // Per tier the optimiser already beats the greedy loop; across tiers, leftover budget
+    // flows differently, so the whole allocation is compared too and the better one kept.
+    const greedy = fitTiers('greedy');
+    if (allocationValue(greedy.outcomes) > allocationValue(fitted0.outcomes) + 1e-12) fitted0 = greedy;
   }
+  const { outcomes, tierBudget } = fitted0;
+  const historyItems = fitted0.history;
 
   const repairMode: RepairMode = budgetConfig.overflow_strategy === 'error' ? 'fail' : budgetConfig.overflow_strategy === 'prioritize' ? 'drop' : 'degrade';
   const fitted = fitRender({
