@@ -15,7 +15,7 @@ import { modelSlug } from './embedding-store.js';
 export const ANN_FORMAT_VERSION = 1;
 const REBUILD_DELETED_FRACTION = 0.3;
 const HNSW_M = 16;
-const HNSW_EF_CONSTRUCTION = 100;
+const HNSW_EF_CONSTRUCTION = 48;
 const HNSW_SEED = 42;
 const MIN_EF = 100;
 
