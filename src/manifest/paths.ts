@@ -43,13 +43,23 @@ export function toRootRelative(root: string, typed: string): string {
   return normalizeManifestPath(rel);
 }
 
+/** Why the root reader could not give a file's text; the assembly reports these as excluded. */
+export const UNREADABLE_REASONS = {
+  notFound: 'not found',
+  notAFile: 'not a regular file',
+  binary: 'binary file (contains NUL bytes)',
+} as const;
+
+/** Bytes inspected for NUL to tell binary from text (as git does). */
+const BINARY_SNIFF_BYTES = 8000;
+
 /** Result of reading a manifest file through the root reader. */
 export type RootReadResult = { kind: 'ok'; content: string } | { kind: 'missing'; reason: string };
 
 /**
  * The readFile port of the assembly: reads a root-relative path, resolving symlinks and
  * refusing (InputError) any path whose real location is outside the real root.
- * A missing file or a directory is reported, not thrown: the assembly excludes it.
+ * A missing file, a directory or a binary file is reported, not thrown: the assembly excludes it.
  */
 export type ReadManifestFile = (path: string) => Promise<RootReadResult>;
 
@@ -59,7 +69,9 @@ export function createRootReader(root: string): ReadManifestFile {
     realRoot ??= realpath(root);
     const located = await locateInRoot(root, await realRoot, path);
     if (located.kind === 'missing') return located;
-    return { kind: 'ok', content: await readFile(located.real, 'utf8') };
+    const bytes = await readFile(located.real);
+    if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { kind: 'missing', reason: UNREADABLE_REASONS.binary };
+    return { kind: 'ok', content: bytes.toString('utf8') };
   };
 }
 
@@ -78,7 +90,7 @@ export async function locateInRoot(
   try {
     real = await realpath(resolve(root, path));
   } catch (error) {
-    if (isNotFound(error)) return { kind: 'missing', reason: 'not found' };
+    if (isNotFound(error)) return { kind: 'missing', reason: UNREADABLE_REASONS.notFound };
     throw new InputError(`cannot resolve working-set path "${path}": ${(error as Error).message}`, { cause: error });
   }
   if (!isInside(realRoot, real)) {
@@ -87,7 +99,7 @@ export async function locateInRoot(
     );
   }
   const info = await stat(real);
-  if (!info.isFile()) return { kind: 'missing', reason: 'not a regular file' };
+  if (!info.isFile()) return { kind: 'missing', reason: UNREADABLE_REASONS.notAFile };
   return { kind: 'ok', real };
 }
 

@@ -71,11 +71,13 @@ describe('createRootReader (real files, symlinks)', () => {
     expect(await read('alias.ts')).toEqual({ kind: 'ok', content: 'export const a = 1;\n' });
   });
 
-  it('reports missing files and directories instead of failing', async () => {
+  it('reports missing files, directories and binary files instead of failing', async () => {
     const read = createRootReader(fixture.root);
     expect(await read('nope.md')).toEqual({ kind: 'missing', reason: 'not found' });
     expect(await read('src/a.ts/x')).toEqual({ kind: 'missing', reason: 'not found' });
     expect(await read('dir')).toEqual({ kind: 'missing', reason: 'not a regular file' });
+    writeFileSync(join(fixture.root, 'image.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]));
+    expect(await read('image.png')).toEqual({ kind: 'missing', reason: 'binary file (contains NUL bytes)' });
   });
 
   it.each([

@@ -1,10 +1,10 @@
+import { isAbsolute } from 'node:path';
 import type { Command, OptionValues } from '../command.js';
 import { UsageError } from '../../errors.js';
 import { resolveRecordsDir } from '../../cache/cache-dir.js';
 import { resolveRoot } from '../resolve-root.js';
-import { intFlag } from '../budget-flags.js';
 import { createJsonlAppender } from '../../manifest/fs-io.js';
-import { locateInRoot, toRootRelative } from '../../manifest/paths.js';
+import { locateInRoot, normalizeManifestPath, toRootRelative } from '../../manifest/paths.js';
 import {
   displayManifestPath,
   loadWorkingSet,
@@ -14,6 +14,7 @@ import {
 } from '../../manifest/working-set/manifest-file.js';
 import { planRefresh, readRecordUsage } from '../../manifest/working-set/refresh.js';
 import { WORKING_SET_ROLES, type WorkingSetRole } from '../../manifest/working-set/schema.js';
+import { TRUNCATE_STRATEGIES, type TruncateStrategy } from '../../tokenize/truncate.js';
 import type { WorkingSetActor, WorkingSetEvent, WorkingSetUpdate } from '../../manifest/working-set/update.js';
 
 const SUBCOMMANDS = ['add', 'remove', 'priority', 'refresh'] as const;
@@ -26,7 +27,7 @@ export const workingSetCommand: Command = {
   name: 'working-set',
   summary: 'Add, remove or re-prioritise working-set files (each update logged with its why)',
   usage: [
-    'aiwg working-set add <path> --why "..." [--priority N] [--role R]',
+    'aiwg working-set add <path> --why "..." [--priority N] [--role R] [--truncate-strategy S] [--max-lines N]',
     '       aiwg working-set remove <path> --why "..."',
     '       aiwg working-set priority <path> --priority N --why "..."',
     '       aiwg working-set refresh [--bump-recent N] [--demote-unused N]',
@@ -35,6 +36,8 @@ export const workingSetCommand: Command = {
   options: {
     priority: { type: 'string' },
     role: { type: 'string' },
+    'truncate-strategy': { type: 'string' },
+    'max-lines': { type: 'string' },
     why: { type: 'string' },
     by: { type: 'string' },
     'working-set': { type: 'string' },
@@ -47,6 +50,8 @@ export const workingSetCommand: Command = {
     '--why "..."': 'reason for the update, required for add/remove/priority (spec 001: all calls require why)',
     '--priority N': `0.0-1.0, higher = more important (add default ${DEFAULT_ADD_PRIORITY})`,
     '--role R': `how to inject the file: ${WORKING_SET_ROLES.join(', ')} (add only; default context)`,
+    '--truncate-strategy S': `add only: ${TRUNCATE_STRATEGIES.join(', ')} (default by role and extension)`,
+    '--max-lines N': 'add only: hard limit on lines kept from the file',
     '--by A': `who made the update: ${ACTORS.join(', ')} (default user; refresh is always orchestrator)`,
     '--working-set FILE': 'the manifest (default: <root>/working-set.yml, else <root>/.aiwg/working-set.yml)',
     '--root DIR': 'repository root; paths are relative to it (default: the current directory)',
@@ -69,7 +74,8 @@ export const workingSetCommand: Command = {
     } else {
       if (path === undefined) throw new UsageError(`${sub} needs a path: aiwg working-set ${sub} <path> --why "..."`);
       if (extra.length > 0) throw new UsageError(`one path per update, got also ${extra.join(' ')}`);
-      const relative = toRootRelative(root, path);
+      // A path already in the manifest may be removed even when it is invalid (e.g. "../x").
+      const relative = sub === 'remove' && !isAbsolute(path) ? normalizeManifestPath(path) : toRootRelative(root, path);
       const update = buildUpdate(sub, relative, values);
       if (sub !== 'remove') {
         const located = await locateInRoot(root, root, relative);
@@ -98,7 +104,20 @@ function buildUpdate(sub: 'add' | 'remove' | 'priority', path: string, values: O
   if (role !== undefined && !(WORKING_SET_ROLES as readonly string[]).includes(String(role))) {
     throw new UsageError(`--role "${String(role)}" is not a role: use one of ${WORKING_SET_ROLES.join(', ')}`);
   }
-  return { action: 'add_to_working_set', path, priority, why, ...(role !== undefined ? { role: role as WorkingSetRole } : {}) };
+  const strategy = values['truncate-strategy'];
+  if (strategy !== undefined && !(TRUNCATE_STRATEGIES as readonly string[]).includes(String(strategy))) {
+    throw new UsageError(`--truncate-strategy "${String(strategy)}" is not valid: use one of ${TRUNCATE_STRATEGIES.join(', ')}`);
+  }
+  const maxLines = countFlag(values, 'max-lines', 'lines');
+  return {
+    action: 'add_to_working_set',
+    path,
+    priority,
+    why,
+    ...(role !== undefined ? { role: role as WorkingSetRole } : {}),
+    ...(strategy !== undefined ? { truncate_strategy: strategy as TruncateStrategy } : {}),
+    ...(maxLines !== undefined ? { max_lines: maxLines } : {}),
+  };
 }
 
 function priorityFlag(values: OptionValues, fallback: number | undefined): number {
@@ -114,6 +133,14 @@ function priorityFlag(values: OptionValues, fallback: number | undefined): numbe
   return value;
 }
 
+/** A whole number >= 1, or undefined when the flag is absent. */
+function countFlag(values: OptionValues, name: string, unit: string): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  if (!/^[1-9]\d*$/.test(String(raw).trim())) throw new UsageError(`--${name} "${String(raw)}" is not a whole number of ${unit} >= 1: pass e.g. --${name} 3`);
+  return Number(raw);
+}
+
 function actorFlag(values: OptionValues): WorkingSetActor {
   const raw = values.by ?? 'user';
   if (!(ACTORS as readonly string[]).includes(String(raw))) throw new UsageError(`--by "${String(raw)}" is not valid: use one of ${ACTORS.join(', ')}`);
@@ -125,13 +152,13 @@ async function refresh(
   options: { root: string; file: string; log: ReturnType<typeof createJsonlAppender>; now: () => number },
   warn: (text: string) => void,
 ): Promise<WorkingSetEvent[]> {
-  const bumpRecent = intFlag(values, 'bump-recent');
-  const demoteUnused = intFlag(values, 'demote-unused');
-  if (!bumpRecent && !demoteUnused) throw new UsageError('refresh needs --bump-recent N and/or --demote-unused N (N >= 1)');
+  const bumpRecent = countFlag(values, 'bump-recent', 'budget records');
+  const demoteUnused = countFlag(values, 'demote-unused', 'budget records');
+  if (bumpRecent === undefined && demoteUnused === undefined) throw new UsageError('refresh needs --bump-recent N and/or --demote-unused N (N >= 1)');
   const manifest = await loadWorkingSet(options.file);
   const { records, warnings } = await readRecordUsage(resolveRecordsDir(options.root));
   for (const warning of warnings) warn(`warning: ${warning}\n`);
-  const changes = planRefresh(manifest, records, { ...(bumpRecent ? { bumpRecent } : {}), ...(demoteUnused ? { demoteUnused } : {}) });
+  const changes = planRefresh(manifest, records, { ...(bumpRecent !== undefined ? { bumpRecent } : {}), ...(demoteUnused !== undefined ? { demoteUnused } : {}) });
   const updates: WorkingSetUpdate[] = changes.map((change) => ({
     action: 'adjust_priority',
     path: change.path,

@@ -3,7 +3,7 @@ import type { Level } from '../../config/schema.js';
 import type { RenderFormat } from '../../stages.js';
 import type { Tokenizer } from '../../tokenize/tokenizer.js';
 import { applyMaxLines, countLines, truncateWithStrategy } from '../../tokenize/truncate.js';
-import type { ReadManifestFile } from '../paths.js';
+import { UNREADABLE_REASONS, type ReadManifestFile } from '../paths.js';
 import { fitFile, type LevelsPort, type TruncatePort } from './fit-file.js';
 import { getWorkingSetFormat, renderDocument, type BootHeaderFields, type WorkingSetFormat } from './formats.js';
 import {
@@ -59,8 +59,7 @@ export interface AssemblyResult {
   report: AssemblyReport;
 }
 
-/** Reasons the root reader gives for files it cannot read (see paths.ts). */
-const UNREADABLE_REASONS = new Set(['not found', 'not a regular file']);
+const UNREADABLE = new Set<string>(Object.values(UNREADABLE_REASONS));
 /** Below this share of its original tokens an included file is "truncated significantly". */
 const SIGNIFICANT_CUT = 0.5;
 
@@ -191,11 +190,11 @@ function buildReport(
   excluded: AssemblyReport['excluded'],
   warnings: string[],
 ): AssemblyReport {
-  const unreadable = excluded.filter((entry) => UNREADABLE_REASONS.has(entry.reason)).length;
+  const unreadable = excluded.filter((entry) => UNREADABLE.has(entry.reason)).length;
   const overBudget = excluded.length - unreadable;
   const all = [...warnings];
   if (overBudget > 0) all.push(`${overBudget} file${overBudget === 1 ? '' : 's'} excluded due to budget`);
-  if (unreadable > 0) all.push(`${unreadable} file${unreadable === 1 ? '' : 's'} excluded: not found or not a regular file`);
+  if (unreadable > 0) all.push(`${unreadable} file${unreadable === 1 ? '' : 's'} excluded: not found, not a regular file or binary`);
   for (const file of included) {
     if (file.original_tokens > 0 && file.tokens < file.original_tokens * SIGNIFICANT_CUT) {
       all.push(`${file.path}: cut significantly (${file.tokens} of ${file.original_tokens} tokens kept, ${file.truncated ? 'truncated' : `level ${file.level}`})`);

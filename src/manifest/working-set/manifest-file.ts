@@ -1,6 +1,6 @@
 import { access, readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { ConfigError, InputError } from '../../errors.js';
+import { InputError } from '../../errors.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import type { AppendJsonLine } from '../fs-io.js';
 import { parseWorkingSet, type WorkingSet } from './schema.js';
@@ -57,6 +57,8 @@ export interface UpdateFileOptions {
   by: WorkingSetActor;
   now: () => number;
   log: AppendJsonLine;
+  /** File ports; default the disk (atomic writes). */
+  io?: { read(file: string): Promise<string>; write(file: string, text: string): Promise<void> };
 }
 
 /**
@@ -64,26 +66,33 @@ export interface UpdateFileOptions {
  * event per update. Nothing is written when any update fails.
  */
 export async function updateWorkingSetFile(options: UpdateFileOptions): Promise<WorkingSetEvent[]> {
-  const original = await readManifestText(options.file);
   const manifestName = displayManifestPath(options.root, options.file);
-  const nowIso = new Date(options.now()).toISOString();
-  let text = original;
-  const events: WorkingSetEvent[] = [];
-  for (const update of options.updates) {
-    try {
+  const io = options.io ?? { read: readManifestText, write: writeFileAtomic };
+  for (let attempt = 1; ; attempt += 1) {
+    const original = await io.read(options.file);
+    const nowIso = new Date(options.now()).toISOString();
+    let text = original;
+    const events: WorkingSetEvent[] = [];
+    for (const update of options.updates) {
       const applied = applyWorkingSetUpdate(text, update, { file: manifestName, nowIso, by: options.by });
       text = applied.text;
       events.push(applied.event);
-    } catch (error) {
-      if (error instanceof ConfigError || error instanceof InputError) throw error;
-      throw new InputError(`${options.file}: cannot apply ${update.action} ${update.path}: ${(error as Error).message}`, { cause: error });
     }
+    if (events.length === 0) return events;
+    // Optimistic concurrency: another writer (a model and an orchestrator at once) changed the
+    // manifest while we edited it; redo the edit on its version rather than overwrite it.
+    if ((await io.read(options.file)) !== original) {
+      if (attempt < MAX_UPDATE_ATTEMPTS) continue;
+      throw new InputError(`${options.file} kept changing while it was being updated (${MAX_UPDATE_ATTEMPTS} attempts): retry`);
+    }
+    await io.write(options.file, text);
+    for (const event of events) await options.log(event);
+    return events;
   }
-  if (events.length === 0) return events;
-  await writeFileAtomic(options.file, text);
-  for (const event of events) await options.log(event);
-  return events;
 }
+
+/** Re-reads of a manifest that changed under an update before giving up. */
+const MAX_UPDATE_ATTEMPTS = 3;
 
 async function exists(path: string): Promise<boolean> {
   try {

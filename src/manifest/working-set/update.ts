@@ -1,7 +1,7 @@
 import { isMap, isSeq, parseDocument, type Document } from 'yaml';
 import { ConfigError, InputError } from '../../errors.js';
 import { manifestPathProblem, normalizeManifestPath } from '../paths.js';
-import { parseWorkingSet, type WorkingSetRole } from './schema.js';
+import { parseWorkingSet, type TruncateStrategy, type WorkingSetRole } from './schema.js';
 
 /**
  * Spec 001 section 6: model-initiated updates of `working-set.yml`, applied to the YAML
@@ -28,7 +28,15 @@ export interface WorkingSetEvent {
 }
 
 export type WorkingSetUpdate =
-  | { action: 'add_to_working_set'; path: string; priority: number; role?: WorkingSetRole; why: string }
+  | {
+      action: 'add_to_working_set';
+      path: string;
+      priority: number;
+      role?: WorkingSetRole;
+      truncate_strategy?: TruncateStrategy;
+      max_lines?: number;
+      why: string;
+    }
   | { action: 'remove_from_working_set'; path: string; why: string }
   | { action: 'adjust_priority'; path: string; priority: number; why: string };
 
@@ -48,7 +56,7 @@ export function applyWorkingSetUpdate(text: string, update: WorkingSetUpdate, op
   const doc = parseDocument(text);
   const yamlError = doc.errors[0];
   if (yamlError) throw new ConfigError('', `not valid YAML: ${yamlError.message}`, { file: options.file });
-  parseWorkingSet(text, options.file);
+  // Only the result is validated: removing the entry that makes a manifest invalid must work.
 
   const index = findEntry(doc, path);
   const base = { ts: options.nowIso, action: update.action, path, why: update.why, by: options.by, manifest: options.file };
@@ -60,6 +68,8 @@ export function applyWorkingSetUpdate(text: string, update: WorkingSetUpdate, op
       }
       const entry: Record<string, unknown> = { path, priority: update.priority };
       if (update.role) entry.role = update.role;
+      if (update.truncate_strategy) entry.truncate_strategy = update.truncate_strategy;
+      if (update.max_lines !== undefined) entry.max_lines = update.max_lines;
       entry.why = update.why;
       if (!isSeq(doc.get('files'))) doc.set('files', doc.createNode([]));
       doc.addIn(['files'], doc.createNode(entry));

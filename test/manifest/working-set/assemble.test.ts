@@ -86,7 +86,7 @@ describe('assembleWorkingSet: order and inclusion (spec 001 section 3)', () => {
     const result = await assemble({ budget: roomy, files: [{ path: 'gone.md', priority: 1 }, { path: 'here.md', priority: 0.5 }] }, { 'here.md': 'x' });
     expect(result.report.excluded).toEqual([{ path: 'gone.md', reason: 'not found' }]);
     expect(result.report.included.map((f) => f.path)).toEqual(['here.md']);
-    expect(result.report.warnings).toEqual(['1 file excluded: not found or not a regular file']);
+    expect(result.report.warnings).toEqual(['1 file excluded: not found, not a regular file or binary']);
   });
 });
 

@@ -95,6 +95,18 @@ describe('applyWorkingSetUpdate (spec 001 section 6)', () => {
     expect(text).toContain('files:\n- path: a.md\n  priority: 1\n- path: b.md\n  priority: 0.5\n  why: x\n');
   });
 
+  it('add records truncate_strategy and max_lines', () => {
+    const { text } = applyWorkingSetUpdate(MANIFEST, { action: 'add_to_working_set', path: 'b.log', priority: 0.3, truncate_strategy: 'start', max_lines: 200, why: 'recent output' }, options);
+    expect(parseWorkingSet(text, 'w').files[2]).toMatchObject({ path: 'b.log', truncate_strategy: 'start', max_lines: 200 });
+  });
+
+  it('can remove the entry that makes a manifest invalid', () => {
+    const broken = `${MANIFEST.replace('trusted_roles', '  - path: ../outside.md\n    priority: 0.1\ntrusted_roles')}`;
+    expect(() => parseWorkingSet(broken, 'w')).toThrow(/outside the root/);
+    const { text } = applyWorkingSetUpdate(broken, { action: 'remove_from_working_set', path: '../outside.md', why: 'escapes the root' }, options);
+    expect(parseWorkingSet(text, 'w').files.map((f) => f.path)).toEqual(['current_task.md', 'src/main.ts']);
+  });
+
   it('creates the files list when the manifest has none', () => {
     const bare = 'protocol: CONTEXT-ASSEMBLY/0.1\nbudget:\n  max_tokens: 1000\n';
     const { text } = applyWorkingSetUpdate(bare, { action: 'add_to_working_set', path: 'a.md', priority: 1, why: 'start' }, options);
@@ -147,5 +159,36 @@ describe('updateWorkingSetFile (write + event log)', () => {
     await expect(run).rejects.toThrow(/zzz\.md is not in the working set/);
     expect(readFileSync(join(fixture.root, 'working-set.yml'), 'utf8')).toBe(MANIFEST);
     expect(lines).toEqual([]);
+  });
+
+  it('redoes the edit on the newer version when the manifest changes underneath (optimistic concurrency)', async () => {
+    const versions = [MANIFEST, MANIFEST.replace('priority: 0.8', 'priority: 0.85')];
+    let reads = 0;
+    const written: string[] = [];
+    const io = {
+      // The first read sees the old text; from the second on, another writer's version.
+      read: async () => versions[Math.min(reads++, 1)]!,
+      write: async (_file: string, text: string) => void written.push(text),
+    };
+    const events = await updateWorkingSetFile({
+      root: '/r',
+      file: '/r/working-set.yml',
+      updates: [{ action: 'add_to_working_set', path: 'a.md', priority: 0.5, why: 'x' }],
+      by: 'user',
+      now: () => 0,
+      log: async () => {},
+      io,
+    });
+    expect(events).toHaveLength(1);
+    expect(written).toHaveLength(1);
+    expect(written[0]).toContain('priority: 0.85');
+    expect(written[0]).toContain('path: a.md');
+  });
+
+  it('gives up when the manifest keeps changing', async () => {
+    let n = 0;
+    const io = { read: async () => MANIFEST.replace('0.8', `0.${++n}`), write: async () => {} };
+    const run = updateWorkingSetFile({ root: '/r', file: '/r/w.yml', updates: [{ action: 'remove_from_working_set', path: 'src/main.ts', why: 'x' }], by: 'user', now: () => 0, log: async () => {}, io });
+    await expect(run).rejects.toThrow(/kept changing while it was being updated \(3 attempts\)/);
   });
 });
