@@ -36,11 +36,20 @@ export function createCollectStage(ports: Partial<CollectPorts> = {}): CollectSt
     const warnings: string[] = [];
     const excluded: ExcludedFile[] = [];
 
-    const { location, warning } = await locateRepository(git, rootReal);
+    const located = await locateRepository(git, rootReal);
+    const { location } = located;
+    let warning = located.warning;
+    // A repository git can locate but not list (permissions, corruption) is walked instead.
+    const listing = location
+      ? await listRepository(git, rootReal, location).catch((error: unknown) => {
+          if (!(error instanceof GitCommandError)) throw error;
+          warning = `git could not list the files (${error.stderr.trim().split('\n')[0] ?? ''}): recency and history signals are off`;
+          return undefined;
+        })
+      : undefined;
     let listed: string[];
     let facts: Promise<GitFacts>;
-    if (location) {
-      const listing = await listRepository(git, rootReal, location);
+    if (location && listing) {
       listed = dropExcludedByPath([...new Set([...listing.tracked, ...listing.untracked])], filter, excluded);
       const wanted = new Set(listed.filter((p) => listing.tracked.has(p) && !listing.added.has(p)));
       if (location.isShallow) warnings.push('shallow clone: git history is partial, so commit times and history signals cover only the fetched commits');

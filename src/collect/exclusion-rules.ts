@@ -93,7 +93,11 @@ const MINIFIED_MIN_BYTES = 4096;
 const GENERATED_NAME = /\.min\.(js|mjs|cjs|css)$|\.map$|\.pb\.go$|_pb2(_grpc)?\.py$/;
 /** Markers tools put at the top of generated files (`@generated`, Go's "Code generated ... DO NOT EDIT"). */
 const GENERATED_MARKER = /@generated\b|^\W*Code generated .* DO NOT EDIT/m;
-const PRIVATE_KEY_BLOCK = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/;
+/**
+ * A PEM private key: the BEGIN line, optional RFC 1421 headers (encrypted keys), then base64.
+ * Requiring the base64 body keeps code that only names the marker (crypto libraries) in.
+ */
+const PRIVATE_KEY_BLOCK = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----\r?\n(?:[A-Za-z-]+: [^\n]*\r?\n)*\r?\n?[A-Za-z0-9+/=]{40,}/;
 const REGISTRY_TOKEN = /(_authToken|_auth|_password)\s*=|^\s*password\s*[=:]/im;
 const BINARY_SNIFF_BYTES = 8000;
 

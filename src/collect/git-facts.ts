@@ -34,14 +34,15 @@ export interface GitListing {
 
 /** Tracked and untracked files, working-tree status and HEAD: four git calls run at once. */
 export async function listRepository(git: GitPort, root: string, location: GitLocation): Promise<GitListing> {
-  const [tracked, untracked, status, head] = await Promise.all([
+  // No HEAD (a repository without commits) is not an error here.
+  const head = git.run(['rev-parse', '-q', '--verify', 'HEAD'], root).catch(() => undefined);
+  const [tracked, untracked, status] = await Promise.all([
     git.run(['ls-files', '-z', '--cached'], root),
     git.run(['ls-files', '-z', '--others', '--exclude-standard'], root),
     git.run(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', '--', '.'], root),
-    git.run(['rev-parse', '-q', '--verify', 'HEAD'], root).catch(() => undefined),
   ]);
   const { dirty, added } = parseStatus(status, location.prefix);
-  const headSha = head?.toString('utf8').trim();
+  const headSha = (await head)?.toString('utf8').trim();
   return {
     tracked: new Set(splitNul(tracked)),
     untracked: new Set(splitNul(untracked)),

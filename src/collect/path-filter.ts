@@ -29,7 +29,7 @@ export function createPathFilter(options: PathFilterOptions): PathFilter {
     if (dirCache.has(dir)) return dirCache.get(dir);
     const name = dir.slice(dir.lastIndexOf('/') + 1);
     let reason: string | undefined;
-    if (ownDirs.has(dir)) reason = "aiwg's own caches and records";
+    if (ownDirs.has(dir)) reason = "aiwg's own directory (config, caches and records)";
     else if (EXCLUDED_DIRS.has(name)) reason = EXCLUDED_DIRS.get(name);
     else {
       const rule = configRules.length > 0 ? configIgnore.ignoredBy(dir, true) : undefined;

@@ -1,5 +1,6 @@
 import { sep } from 'node:path';
 import type { ExcludedFile } from '../types.js';
+import { InputError } from '../errors.js';
 import type { CollectFs } from './collect-ports.js';
 import { IgnoreMatcher, parseIgnoreFile } from './ignore-rules.js';
 import type { PathFilter } from './path-filter.js';
@@ -27,7 +28,7 @@ export async function walkTree(
       entries = await fs.readdir(abs);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      if (dir === '') throw error;
+      if (dir === '') throw new InputError(`root ${rootReal}: cannot list the directory (${code}); check its permissions`, { cause: error });
       excluded.push({ path: `${dir}/`, reason: `unreadable directory (${code})` });
       return;
     }

@@ -13,7 +13,9 @@ import { testContext } from '../helpers/fakes.js';
 const JAN_01 = '2026-01-01T10:00:00Z';
 const JAN_10 = '2026-01-10T12:30:00Z';
 /** Built by concatenation so this test file itself never looks like it holds a key. */
-const KEY_BLOCK = ['-----BEGIN', 'RSA PRIVATE', 'KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n'].join(' ');
+const KEY_BLOCK = ['-----BEGIN', 'RSA PRIVATE', `KEY-----\n${'MIIEowIBAAKCAQEA7'.repeat(4)}\n-----END RSA PRIVATE KEY-----\n`].join(' ');
+/** Code that only names the marker, as crypto libraries do. */
+const KEY_MARKER_IN_CODE = `_SK_START = b"${['-----BEGIN', 'OPENSSH PRIVATE', 'KEY-----'].join(' ')}"\n`;
 
 function ctx(collect: NonNullable<ConfigInput['collect']> = {}) {
   return testContext({ config: ConfigSchema.parse({ collect }) });
@@ -66,6 +68,7 @@ describe('collect in a git repository', () => {
           'sub/local.txt': 'ignored by the nested .gitignore\n',
           '.aiwg/rag/budget-records/r.json': '{}\n',
           'deploy/id.txt': `header\n${KEY_BLOCK}`,
+          'lib/ssh.py': KEY_MARKER_IN_CODE,
         },
       },
     );
@@ -88,6 +91,7 @@ describe('collect in a git repository', () => {
       'bad-utf8.txt',
       'docs/read me.md',
       'docs/日本語.md',
+      'lib/ssh.py',
       'link-in.ts',
       'notes.txt',
       'src/a.ts',
@@ -100,7 +104,7 @@ describe('collect in a git repository', () => {
   it.each([
     ['package-lock.json', 'lockfile'],
     ['vendor/', 'vendored code (2 files)'],
-    ['.aiwg/rag/', "aiwg's own caches and records (1 file)"],
+    ['.aiwg/rag/', "aiwg's own directory (config, caches and records) (1 file)"],
     ['web/app.min.js', 'generated or minified file (*.min.js)'],
     ['data/blob.txt', 'binary file (NUL byte in the first 8 KB)'],
     ['big.txt', 'too large: 3,000 bytes > collect.max_file_bytes 2,000'],
