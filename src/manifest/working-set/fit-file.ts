@@ -63,6 +63,11 @@ export async function fitFile(request: FitRequest, deps: FitDeps): Promise<FitRe
   if (request.strategy === 'never') {
     return { kind: 'none', reason: `over budget: needs ${whole.cost} tokens whole, ${request.remaining} remain, and truncate_strategy is never` };
   }
+  const wrapperCost = price('', 'full', true).cost;
+  // Below the bare wrapper nothing can fit: do not make the summarizer work for nothing.
+  if (request.remaining <= wrapperCost) {
+    return { kind: 'none', reason: `over budget: needs ${whole.cost} tokens, ${request.remaining} remain` };
+  }
   if (deps.levels && request.role === 'context' && request.strategy !== 'start') {
     const levels = await deps.levels({ path: request.path, content: request.original });
     for (const name of FALLBACK_LEVELS) {
@@ -74,7 +79,6 @@ export async function fitFile(request: FitRequest, deps: FitDeps): Promise<FitRe
       }
     }
   }
-  const wrapperCost = price('', 'full', true).cost;
   let budget = request.remaining - wrapperCost;
   for (let attempt = 0; attempt < MAX_SHRINK_ATTEMPTS && budget > 0; attempt += 1) {
     const cut = deps.truncate(request.content, { budget, strategy: request.strategy, tokenizer });
