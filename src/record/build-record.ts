@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { BudgetPlan, AllocateResult, ScoreResult } from '../stages.js';
 import type { CollectResult, Config, TierAllocation, TierName } from '../types.js';
 import { FACTOR_NAMES } from '../types.js';
 import { TIER_NAMES } from '../config/schema.js';
 import { BudgetRecordSchema, RECORD_VERSION, type BudgetRecord } from './record-schema.js';
 import { TOOL_VERSION } from '../version.js';
+import { configHash } from '../config/load.js';
 
 export interface BuildRecordInput {
   runId: string;
@@ -69,7 +69,7 @@ export function buildRecord(input: BuildRecordInput): BudgetRecord {
     warnings: [...new Set(input.warnings)],
     timings_ms: input.timings,
     tool_version: TOOL_VERSION,
-    config_hash: hashConfig(config),
+    config_hash: configHash(config),
   };
   return BudgetRecordSchema.parse(record);
 }
@@ -92,20 +92,4 @@ function recordTier(tier: TierAllocation): BudgetRecord['allocation']['primary']
 /** Four decimals: records stay readable and byte-stable across platforms. */
 function round(value: number): number {
   return Math.round(value * 10000) / 10000;
-}
-
-/** sha256 of the config as canonical JSON (keys sorted at every depth). */
-export function hashConfig(config: Config): string {
-  return createHash('sha256').update(canonicalJson(config)).digest('hex');
-}
-
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }

@@ -44,7 +44,7 @@ export const contextBudgetCommand: Command = {
       throw new UsageError('a task is required: aiwg context-budget "describe the change you want to make"');
     }
     const root = await resolveRoot(values.root, io.cwd);
-    const { config } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile: optionalString(values.config, io.cwd) });
+    const { config } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile: optionalString(values.config, io.cwd), cwd: io.cwd });
     const format = parseFormat(values.format);
     const history = await readHistory(values.history, io.cwd);
     const reporter = createStderrReporter({ write: io.stderr, isTTY: io.isTTY, verbose: values.verbose === true });
