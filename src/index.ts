@@ -42,7 +42,7 @@ export {
   type WorkingSetRole,
 } from './manifest/working-set/schema.js';
 export { WORKING_SET_FORMATS, getWorkingSetFormat, bootHeaderLines, type WorkingSetFormat, type BootHeaderFields } from './manifest/working-set/formats.js';
-export { formatAssemblyReport } from './manifest/working-set/report.js';
+export { formatAssemblyReport, assemblyEvent, type AssemblyEvent } from './manifest/working-set/report.js';
 export { applyWorkingSetUpdate, type WorkingSetUpdate, type WorkingSetEvent, type WorkingSetAction, type WorkingSetActor } from './manifest/working-set/update.js';
 export { planRefresh, readRecordUsage, recordUsageOf, REFRESH_STEP, type RecordUsage, type PriorityChange, type RefreshOptions } from './manifest/working-set/refresh.js';
 export { loadWorkingSet, resolveWorkingSetPath, resolveWorkingSetEventsPath, updateWorkingSetFile, DEFAULT_WORKING_SET_PATHS } from './manifest/working-set/manifest-file.js';

@@ -28,7 +28,7 @@ function fakeIo(cwd: string): CliIo & { out: () => string; err: () => string } {
 describe('aiwg assemble (example working set of this repository)', () => {
   it('prints the context on stdout and the report on stderr, within the effective budget', async () => {
     const io = fakeIo(REPO);
-    const code = await runMain(['assemble', '--working-set', '.aiwg/examples/working-set.yml', '--no-levels'], io);
+    const code = await runMain(['assemble', '--working-set', '.aiwg/examples/working-set.yml', '--no-levels', '--no-log'], io);
     expect(code).toBe(0);
     const context = io.out();
     expect(context.startsWith(`Root: ${REPO}\nWorking set: .aiwg/examples/working-set.yml (CONTEXT-ASSEMBLY/0.1)\n`)).toBe(true);
@@ -45,7 +45,7 @@ describe('aiwg assemble (example working set of this repository)', () => {
 
   it('--json prints one JSON object {context, report}', async () => {
     const io = fakeIo(REPO);
-    expect(await runMain(['assemble', '--working-set', EXAMPLE, '--json', '--format', 'markdown', '--tokenizer', 'chars4', '--no-levels'], io)).toBe(0);
+    expect(await runMain(['assemble', '--working-set', EXAMPLE, '--json', '--format', 'markdown', '--tokenizer', 'chars4', '--no-levels', '--no-log'], io)).toBe(0);
     const parsed = JSON.parse(io.out()) as { context: string; report: { budget: { used: number; effective: number }; tokenizer: string; excluded: Array<{ path: string }> } };
     expect(parsed.report.tokenizer).toBe('chars4');
     expect(parsed.context.startsWith('# Boot header\n')).toBe(true);
@@ -63,6 +63,28 @@ describe('aiwg assemble (example working set of this repository)', () => {
     const io = fakeIo(REPO);
     expect(await runMain(argv, io)).toBe(2);
     expect(io.err()).toMatch(message);
+  });
+
+  it('logs what was included as an "assembled" line of the working-set event log', async () => {
+    const fixture = makeTempDir();
+    try {
+      fixture.write('working-set.yml', 'protocol: CONTEXT-ASSEMBLY/0.1\nbudget:\n  max_tokens: 1000\nfiles:\n  - path: a.md\n    priority: 1\n  - path: gone.md\n    priority: 0.5\n');
+      fixture.write('a.md', '# A\n');
+      const io = fakeIo(fixture.root);
+      expect(await runMain(['assemble', '--tokenizer', 'chars4'], io)).toBe(0);
+      const [line, ...rest] = readFileSync(join(fixture.root, '.aiwg/rag/working-set-events.jsonl'), 'utf8').trimEnd().split('\n');
+      expect(rest).toEqual([]);
+      expect(JSON.parse(line!)).toMatchObject({
+        action: 'assembled',
+        manifest: 'working-set.yml',
+        tokenizer: 'chars4',
+        effective: 1000,
+        included: [{ path: 'a.md', tokens: 1, level: 'full', truncated: false }],
+        excluded: [{ path: 'gone.md', reason: 'not found' }],
+      });
+    } finally {
+      fixture.cleanup();
+    }
   });
 
   it('a manifest with a bad key fails with exit 2 naming the file and key', async () => {

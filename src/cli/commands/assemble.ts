@@ -7,14 +7,15 @@ import { resolveFromCwd, resolveRoot } from '../resolve-root.js';
 import { createRootReader } from '../../manifest/paths.js';
 import { assembleWorkingSet } from '../../manifest/working-set/assemble.js';
 import { createLevelsPort } from '../../manifest/working-set/levels-port.js';
-import { displayManifestPath, loadWorkingSet, resolveWorkingSetPath } from '../../manifest/working-set/manifest-file.js';
-import { formatAssemblyReport } from '../../manifest/working-set/report.js';
+import { displayManifestPath, loadWorkingSet, resolveWorkingSetEventsPath, resolveWorkingSetPath } from '../../manifest/working-set/manifest-file.js';
+import { assemblyEvent, formatAssemblyReport } from '../../manifest/working-set/report.js';
+import { createJsonlAppender } from '../../manifest/fs-io.js';
 
 /** `aiwg assemble`: the context a working-set manifest declares (spec 001), within its budget. */
 export const assembleCommand: Command = {
   name: 'assemble',
   summary: 'Assemble the context a working-set manifest declares (spec 001), within its budget',
-  usage: 'aiwg assemble [--working-set FILE] [--root DIR] [--format xml|markdown|json] [--json] [--tokenizer T]',
+  usage: 'aiwg assemble [--working-set FILE] [--root DIR] [--format xml|markdown|json] [--json] [--tokenizer T] [--no-levels] [--no-log]',
   options: {
     'working-set': { type: 'string' },
     root: { type: 'string' },
@@ -23,6 +24,7 @@ export const assembleCommand: Command = {
     json: { type: 'boolean' },
     tokenizer: { type: 'string' },
     'no-levels': { type: 'boolean' },
+    'no-log': { type: 'boolean' },
   },
   help: {
     '--working-set FILE': 'the manifest (default: <root>/working-set.yml, else <root>/.aiwg/working-set.yml)',
@@ -32,6 +34,7 @@ export const assembleCommand: Command = {
     '--json': 'print one JSON object {context, report} on stdout instead of context + stderr report',
     '--tokenizer T': 'token counter for the budget: o200k (default), cl100k or chars4',
     '--no-levels': 'do not fall back to summary levels for files that do not fit whole; truncate them',
+    '--no-log': 'do not append the "assembled" line to .aiwg/rag/working-set-events.jsonl',
   },
   async run({ values }, io) {
     const root = await resolveRoot(values.root, io.cwd);
@@ -45,12 +48,16 @@ export const assembleCommand: Command = {
     const runContext = { config, tokenizer, reporter, nowMs: Date.now(), warnings: [] };
     const useLevels = values['no-levels'] !== true && config.summarization.enabled;
 
+    const manifestPath = displayManifestPath(root, file);
     const result = await assembleWorkingSet(
       manifest,
-      { root, manifestPath: displayManifestPath(root, file), tokenizer, format },
+      { root, manifestPath, tokenizer, format },
       { readFile: createRootReader(root), ...(useLevels ? { levels: createLevelsPort({ root, config, ctx: runContext }) } : {}) },
     );
 
+    if (values['no-log'] !== true) {
+      await createJsonlAppender(resolveWorkingSetEventsPath(root))(assemblyEvent(result.report, manifestPath, runContext.nowMs));
+    }
     if (values.json === true) {
       io.stdout(`${JSON.stringify({ context: result.context, report: result.report }, null, 2)}\n`);
     } else {

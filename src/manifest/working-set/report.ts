@@ -2,6 +2,34 @@ import { stringify } from 'yaml';
 import type { AssemblyReport } from './assemble.js';
 
 /**
+ * One `assembled` line of the working-set event log (spec 001 section 11, "Event Logging:
+ * track what was included when"): what one `aiwg assemble` run put into the context.
+ */
+export interface AssemblyEvent {
+  ts: string;
+  action: 'assembled';
+  manifest: string;
+  tokenizer: string;
+  effective: number;
+  used: number;
+  included: Array<{ path: string; tokens: number; level: string; truncated: boolean }>;
+  excluded: Array<{ path: string; reason: string }>;
+}
+
+export function assemblyEvent(report: AssemblyReport, manifest: string, nowMs: number): AssemblyEvent {
+  return {
+    ts: new Date(nowMs).toISOString(),
+    action: 'assembled',
+    manifest,
+    tokenizer: report.tokenizer,
+    effective: report.budget.effective,
+    used: report.budget.used,
+    included: report.included.map(({ path, tokens, level, truncated }) => ({ path, tokens, level, truncated })),
+    excluded: report.excluded,
+  };
+}
+
+/**
  * The assembly report as the YAML block of spec 001 section 9 (`assembly_report:`), for
  * people reading stderr. `original_tokens` and `level` are shown only when they differ from
  * the plain case, so a whole file reads like the spec's example.
