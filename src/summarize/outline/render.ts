@@ -20,19 +20,75 @@ export function renderOutline(items: OutlineItem[], options: RenderLimit): strin
   const full = renderItems(items, new Set());
   if (limit < 0 || tokenizer.count(full) <= limit) return full;
   const order = dropOrder(items);
+  const exact = new Map<number, string>();
   const render = (k: number) => {
-    const dropped = new Set(order.slice(0, k));
-    return withMarker(renderItems(items, dropped), countRemoved(items, dropped), options);
+    let text = exact.get(k);
+    if (text === undefined) {
+      const dropped = new Set(order.slice(0, k));
+      text = withMarker(renderItems(items, dropped), countRemoved(items, dropped), options);
+      exact.set(k, text);
+    }
+    return text;
   };
-  let lo = 1;
-  let hi = order.length;
-  if (tokenizer.count(render(hi)) > limit) return cutToLimit(render(hi), options);
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (tokenizer.count(render(mid)) <= limit) hi = mid;
-    else lo = mid + 1;
+  const fits = (k: number) => k > 0 && tokenizer.count(render(k)) <= limit;
+  const n = order.length;
+  if (!fits(n)) return cutToLimit(render(n), options);
+  // Find the fewest drops that fit. Per-item counts give a first guess (token counts are
+  // nearly additive over lines); exact counts then gallop from it and bisect, so a large
+  // outline costs a handful of exact counts instead of log2(items).
+  const guess = estimateDrops(items, order, tokenizer, tokenizer.count(full), limit);
+  let lo: number;
+  let hi: number;
+  if (fits(guess)) {
+    hi = guess;
+    let step = 1;
+    lo = guess - 1;
+    while (fits(lo)) {
+      hi = lo;
+      step *= 2;
+      lo = Math.max(0, hi - step);
+    }
+  } else {
+    lo = guess;
+    let step = 1;
+    hi = Math.min(n, guess + 1);
+    while (!fits(hi)) {
+      lo = hi;
+      step *= 2;
+      hi = Math.min(n, lo + step);
+    }
   }
-  return render(lo);
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (fits(mid)) hi = mid;
+    else lo = mid;
+  }
+  return render(hi);
+}
+
+/** Smallest number of drops whose estimated tokens (sum of per-item counts) fit, at least 1. */
+function estimateDrops(items: OutlineItem[], order: OutlineItem[], tokenizer: Tokenizer, total: number, limit: number): number {
+  const own = new Map<OutlineItem, number>();
+  const measure = (list: OutlineItem[]) => {
+    for (const item of list) {
+      own.set(item, tokenizer.count([...item.lines, ...item.closing].join('\n')) + 1);
+      measure(item.children);
+    }
+  };
+  measure(items);
+  const removed = new Set<OutlineItem>();
+  const remove = (item: OutlineItem): number => {
+    if (removed.has(item)) return 0;
+    removed.add(item);
+    return (own.get(item) ?? 0) + item.children.reduce((sum, child) => sum + remove(child), 0);
+  };
+  const markerAllowance = 16;
+  let left = total;
+  for (let k = 1; k <= order.length; k++) {
+    left -= remove(order[k - 1]!);
+    if (left + markerAllowance <= limit) return k;
+  }
+  return order.length;
 }
 
 /**
