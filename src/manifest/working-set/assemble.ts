@@ -60,6 +60,8 @@ export interface AssemblyResult {
 }
 
 const UNREADABLE = new Set<string>(Object.values(UNREADABLE_REASONS));
+/** Spec 001 section 8: a system prompt (constitution) typically takes 2,000-4,000 tokens. */
+const SYSTEM_TOKENS_GUIDELINE = 4000;
 /** Below this share of its original tokens an included file is "truncated significantly". */
 const SIGNIFICANT_CUT = 0.5;
 
@@ -195,6 +197,10 @@ function buildReport(
   const all = [...warnings];
   if (overBudget > 0) all.push(`${overBudget} file${overBudget === 1 ? '' : 's'} excluded due to budget`);
   if (unreadable > 0) all.push(`${unreadable} file${unreadable === 1 ? '' : 's'} excluded: not found, not a regular file or binary`);
+  const systemTokens = included.filter((file) => file.role === 'system').reduce((sum, file) => sum + file.tokens, 0);
+  if (systemTokens > SYSTEM_TOKENS_GUIDELINE) {
+    all.push(`system files take ${systemTokens} tokens, above the ${SYSTEM_TOKENS_GUIDELINE} of spec 001's guideline: keep the constitution small, it is always included`);
+  }
   for (const file of included) {
     if (file.original_tokens > 0 && file.tokens < file.original_tokens * SIGNIFICANT_CUT) {
       all.push(`${file.path}: cut significantly (${file.tokens} of ${file.original_tokens} tokens kept, ${file.truncated ? 'truncated' : `level ${file.level}`})`);
