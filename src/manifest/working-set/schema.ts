@@ -184,9 +184,12 @@ export function defaultTruncateStrategy(role: WorkingSetRole, path: string): Tru
 
 /** The JSON Schema published as schemas/working-set.schema.json. */
 export function workingSetJsonSchema(): Record<string, unknown> {
+  const { $schema, ...rest } = z.toJSONSchema(WorkingSetSchema, { io: 'input', unrepresentable: 'any' });
   return {
-    $id: 'https://aiwg.dev/schemas/working-set.schema.json',
-    title: 'aiwg working-set manifest (CONTEXT-ASSEMBLY/0.1)',
-    ...z.toJSONSchema(WorkingSetSchema, { io: 'input', unrepresentable: 'any' }),
+    $schema,
+    title: `aiwg working-set manifest (${WORKING_SET_PROTOCOL})`,
+    description:
+      'Spec 001 working set: files an agent declares for its context, with priority, role, truncation strategy and line limit, fitted by `aiwg assemble` into budget.effective (default max_tokens - reserved_for_response). Paths are relative to the root.',
+    ...rest,
   };
 }
