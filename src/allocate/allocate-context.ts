@@ -79,6 +79,9 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
     flowOrder: budgetConfig.flow_order,
   });
 
+  ctx.reporter.debug(
+    `allocate: reserve ${reserve} tokens; own budgets ${TIER_NAMES.map((t) => `${t} ${budgets.own[t]}`).join(', ')}; pool ${budgets.pool}; constrained ${budgets.constrained.join(', ') || 'none'}`,
+  );
   const fitTiers = (algorithm: LevelAlgorithm) =>
     fitAllTiers({ candidates, budgets, wholeHistory: wholeHistory.kept, input, ctx, algorithm, capBudget });
   let fitted0 = fitTiers(budgetConfig.strategy);
@@ -87,7 +90,10 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
     // Per tier the optimiser already beats the greedy loop; across tiers, leftover budget
     // flows differently, so the whole allocation is compared too and the better one kept.
     const greedy = fitTiers('greedy');
-    if (allocationValue(greedy.outcomes) > allocationValue(fitted0.outcomes) + 1e-12) fitted0 = greedy;
+    const optimalValue = allocationValue(fitted0.outcomes);
+    const greedyValue = allocationValue(greedy.outcomes);
+    ctx.reporter.debug(`allocate: value optimal ${optimalValue.toFixed(3)}, greedy ${greedyValue.toFixed(3)}`);
+    if (greedyValue > optimalValue + 1e-12) fitted0 = greedy;
   }
   const { outcomes, tierBudget } = fitted0;
   const historyItems = fitted0.history;

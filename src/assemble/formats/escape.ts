@@ -59,3 +59,8 @@ export function languageHint(path: string): string {
 export function safeRole(role: string): string {
   return /^[A-Za-z][A-Za-z0-9_-]{0,31}$/.test(role) ? role.toLowerCase() : 'unknown';
 }
+
+/** Content followed by exactly the newline it needs before a closing tag or fence. */
+export function asLines(content: string): string {
+  return content === '' || content.endsWith('\n') ? content : `${content}\n`;
+}

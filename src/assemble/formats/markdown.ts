@@ -1,6 +1,6 @@
 import type { TierName } from '../../types.js';
 import type { OutputFormat } from './format.js';
-import { fenceFor, languageHint, safeRole, singleLine } from './escape.js';
+import { asLines, fenceFor, languageHint, safeRole, singleLine } from './escape.js';
 import { headerLines, minimalHeaderLine } from '../boot-header.js';
 
 const TIER_TITLES: Record<TierName, string> = {
@@ -19,12 +19,12 @@ export const markdownFormat: OutputFormat = {
   blockSeparator: '\n\n',
   fileBlock: ({ path, level, content, tokens, truncated }) => {
     const fence = fenceFor(content);
-    return `### ${singleLine(path)}\n\nlevel: ${level} · tokens: ${tokens}${truncated ? ' · truncated' : ''}\n\n${fence}${languageHint(path)}\n${content}\n${fence}`;
+    return `### ${singleLine(path)}\n\nlevel: ${level} · tokens: ${tokens}${truncated ? ' · truncated' : ''}\n\n${fence}${languageHint(path)}\n${asLines(content)}${fence}`;
   },
   messageBlock: ({ index, role, content, tokens, toolCallId, truncated }) => {
     const fence = fenceFor(content);
     const call = toolCallId === undefined ? '' : ` · tool_call_id: ${singleLine(toolCallId)}`;
-    return `### message ${index} · ${safeRole(role)}${call}\n\ntokens: ${tokens}${truncated ? ' · truncated' : ''}\n\n${fence}text\n${content}\n${fence}`;
+    return `### message ${index} · ${safeRole(role)}${call}\n\ntokens: ${tokens}${truncated ? ' · truncated' : ''}\n\n${fence}text\n${asLines(content)}${fence}`;
   },
   header: (header) => `# Context\n\n${headerLines(header).map((line) => `- ${singleLine(line)}`).join('\n')}\n\n`,
   minimalHeader: (available) => `# Context\n\n- ${minimalHeaderLine(available)}\n\n`,

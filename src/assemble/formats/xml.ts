@@ -1,5 +1,5 @@
 import type { OutputFormat } from './format.js';
-import { escapeAttribute, neutraliseTags, safeRole } from './escape.js';
+import { asLines, escapeAttribute, neutraliseTags, safeRole } from './escape.js';
 import { headerLines, minimalHeaderLine } from '../boot-header.js';
 
 /**
@@ -11,9 +11,9 @@ export const xmlFormat: OutputFormat = {
   id: 'xml',
   blockSeparator: '\n',
   fileBlock: ({ path, level, content, tokens, truncated }) =>
-    `<context path="${escapeAttribute(path)}" level="${level}" tokens="${tokens}"${truncated ? ' truncated="true"' : ''}>\n${neutraliseTags(content)}\n</context>`,
+    `<context path="${escapeAttribute(path)}" level="${level}" tokens="${tokens}"${truncated ? ' truncated="true"' : ''}>\n${asLines(neutraliseTags(content))}</context>`,
   messageBlock: ({ index, role, content, tokens, toolCallId, truncated }) =>
-    `<message index="${index}" role="${safeRole(role)}"${toolCallId === undefined ? '' : ` tool_call_id="${escapeAttribute(toolCallId)}"`} tokens="${tokens}"${truncated ? ' truncated="true"' : ''}>\n${neutraliseTags(content)}\n</message>`,
+    `<message index="${index}" role="${safeRole(role)}"${toolCallId === undefined ? '' : ` tool_call_id="${escapeAttribute(toolCallId)}"`} tokens="${tokens}"${truncated ? ' truncated="true"' : ''}>\n${asLines(neutraliseTags(content))}</message>`,
   header: (header) => `<boot>\n${neutraliseTags(headerLines(header).join('\n'))}\n</boot>\n`,
   minimalHeader: (available) => `<boot>\n${minimalHeaderLine(available)}\n</boot>\n`,
   document: (header, sections) =>
