@@ -76,25 +76,30 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
     const analyze = async () => (analysis ??= await analyzeFile(file.path, file.content, { syntax: ports.syntax }));
     const cached: Record<Level, boolean> = { full: false, detailed: false, summary: false, stub: false };
 
+    // The detailed entry also carries the full token count when it is keyed by content, so a
+    // warm file costs two reads (detailed, summary), not three.
+    const detailedKey = `${subject}.${variant(`outline@${OUTLINE_VERSION}`, tokenizer, limits.detailed.token_limit)}`;
+    let detailed = await cachedJson(ports.summaryCache, 'detailed', detailedKey, limits.detailed.token_limit);
+    cached.detailed = detailed !== undefined;
+
     // full: the file itself; its token count is the main cold cost, so it is cached by content.
-    let fullTokens: number | undefined;
-    const countText = await ports.tokenCache?.get(tokenizer.id, file.hash);
-    if (countText !== undefined && /^\d+$/.test(countText)) {
-      fullTokens = Number(countText);
-      cached.full = true;
-    } else {
+    let fullTokens = subject === file.hash && Number.isInteger(detailed?.fullTokens) ? detailed!.fullTokens! : undefined;
+    if (fullTokens === undefined) {
+      const countText = await ports.tokenCache?.get(tokenizer.id, file.hash);
+      if (countText !== undefined && /^\d+$/.test(countText)) fullTokens = Number(countText);
+    }
+    cached.full = fullTokens !== undefined;
+    if (fullTokens === undefined) {
       fullTokens = tokenizer.count(file.content);
       await store(ctx, ports.tokenCache, tokenizer.id, file.hash, String(fullTokens));
     }
     const full: LevelText = { content: file.content, tokens: fullTokens };
 
-    const detailedKey = `${subject}.${variant(`outline@${OUTLINE_VERSION}`, tokenizer, limits.detailed.token_limit)}`;
-    let detailed = await cachedJson(ports.summaryCache, 'detailed', detailedKey, limits.detailed.token_limit);
-    cached.detailed = detailed !== undefined;
     if (!detailed) {
       const a = await analyze();
       detailed = measure(renderOutline(a.items, { tokenizer, limit: limits.detailed.token_limit, commentPrefix: a.commentPrefix }), tokenizer);
-      await store(ctx, ports.summaryCache, 'detailed', detailedKey, JSON.stringify(detailed));
+      const entry = subject === file.hash ? { ...detailed, fullTokens } : detailed;
+      await store(ctx, ports.summaryCache, 'detailed', detailedKey, JSON.stringify(entry));
     }
 
     const summaryLimit = limits.summary.token_limit;
@@ -128,7 +133,7 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
 
     // The stub depends on path and date, not content: cheap, never cached.
     const fileType = analysis?.fileType ?? (await stubFileType(file, analyze));
-    const stub = measure(buildStub({ path: file.path, fileType, lastModifiedMs, lineCount: file.lineCount }, tokenizer, limits.stub.token_limit), tokenizer);
+    const stub = buildStub({ path: file.path, fileType, lastModifiedMs, lineCount: file.lineCount }, tokenizer, limits.stub.token_limit);
 
     const levels = config.summarization.enabled
       ? monotone([full, detailed, summary, stub], [limits.full.token_limit, limits.detailed.token_limit, limits.summary.token_limit, limits.stub.token_limit])
@@ -143,6 +148,8 @@ const LEVEL_ORDER: readonly Level[] = ['full', 'detailed', 'summary', 'stub'];
 interface LevelText {
   content: string;
   tokens: number;
+  /** Only in detailed entries keyed by content: the full level's token count. */
+  fullTokens?: number;
 }
 
 function measure(content: string, tokenizer: Tokenizer): LevelText {

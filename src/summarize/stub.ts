@@ -16,12 +16,16 @@ const MIN_PATH_CHARS = 24;
  * The stub of spec 003: file path, file type, last modified (UTC, ISO 8601) and line count.
  * A path too long for the limit is shortened in the middle (`src/…/deep/file.ts`).
  */
-export function buildStub(input: StubInput, tokenizer: Tokenizer, limit: number): string {
+export function buildStub(input: StubInput, tokenizer: Tokenizer, limit: number): { content: string; tokens: number } {
   let path = input.path;
   for (;;) {
-    const text = renderStub({ ...input, path });
-    if (limit < 0 || tokenizer.count(text) <= limit) return text;
-    if (path.length <= MIN_PATH_CHARS) return cutToLimit(text, { tokenizer, limit, commentPrefix: '' });
+    const content = renderStub({ ...input, path });
+    const tokens = tokenizer.count(content);
+    if (limit < 0 || tokens <= limit) return { content, tokens };
+    if (path.length <= MIN_PATH_CHARS) {
+      const cut = cutToLimit(content, { tokenizer, limit, commentPrefix: '' });
+      return { content: cut, tokens: tokenizer.count(cut) };
+    }
     path = shortenMiddle(path, Math.floor(path.length * 0.6));
   }
 }
