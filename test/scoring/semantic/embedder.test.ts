@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
@@ -44,5 +44,30 @@ describe('createEmbedder', () => {
     const embedder = await createEmbedder(configWith({ model_dir: broken }), { root: tmp.root, cacheDir: join(tmp.root, 'cache'), reporter: captureReporter(), warnings });
     expect(embedder).toBeNull();
     expect(warnings[0]).toMatch(/could not load model/);
+  });
+
+  it('never touches the network for a local model, and fails softly for a hub id when offline', async () => {
+    const transformers = await import('@huggingface/transformers');
+    const originalFetch = transformers.env.fetch;
+    const requested: string[] = [];
+    transformers.env.fetch = (async (url: string) => {
+      requested.push(String(url));
+      throw new Error('network disabled in tests');
+    }) as typeof transformers.env.fetch;
+    try {
+      const copy = join(tmp.root, 'copy-of-tiny');
+      cpSync(modelDir, copy, { recursive: true });
+      const local = await createEmbedder(configWith({ model_dir: copy }), { root: tmp.root, cacheDir: join(tmp.root, 'cache'), reporter: captureReporter() });
+      await local!.embed(['retry the request']);
+      expect(requested).toEqual([]);
+      expect(transformers.env.allowRemoteModels).toBe(false);
+
+      const warnings: string[] = [];
+      const hub = await createEmbedder(configWith({ model: 'example-org/not-cached-model' }), { root: tmp.root, cacheDir: join(tmp.root, 'cache'), reporter: captureReporter(), warnings });
+      expect(hub).toBeNull();
+      expect(warnings[0]).toMatch(/could not load model example-org\/not-cached-model.*network connection on first use, or set model_dir/);
+    } finally {
+      transformers.env.fetch = originalFetch;
+    }
   });
 });
