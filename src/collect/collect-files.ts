@@ -53,7 +53,7 @@ export function createCollectStage(ports: Partial<CollectPorts> = {}): CollectSt
       listed = dropExcludedByPath([...new Set([...listing.tracked, ...listing.untracked])], filter, excluded);
       const wanted = new Set(listed.filter((p) => listing.tracked.has(p) && !listing.added.has(p)));
       if (location.isShallow) warnings.push('shallow clone: git history is partial, so commit times and history signals cover only the fetched commits');
-      facts = (listing.head ? lastCommitTimes(git, rootReal, { prefix: location.prefix, wanted }) : Promise.resolve(new Map<string, number>()))
+      facts = (location.head ? lastCommitTimes(git, rootReal, { prefix: location.prefix, wanted }) : Promise.resolve(new Map<string, number>()))
         .catch((error: unknown) => {
           if (!(error instanceof GitCommandError)) throw error;
           warnings.push(`git log failed (${error.stderr.trim().split('\n')[0] ?? ''}): recency signal is off`);

@@ -6,13 +6,24 @@ export interface GitLocation {
   /** Root-relative to the repository top, with a trailing `/`, or '' at the top. */
   prefix: string;
   isShallow: boolean;
+  /** HEAD commit; undefined in a repository without commits. */
+  head?: string;
 }
 
-/** `undefined` when the root is not inside a git work tree (or git is missing). */
+/**
+ * Locate the root in its work tree with one `git rev-parse` (prefix, shallowness, HEAD); a
+ * second call only for a repository without commits, where HEAD does not resolve.
+ * `location` is undefined when the root is not inside a work tree (or git is missing).
+ */
 export async function locateRepository(git: GitPort, root: string): Promise<{ location?: GitLocation; warning?: string }> {
+  const args = ['rev-parse', '--show-prefix', '--is-shallow-repository'];
   try {
-    const out = (await git.run(['rev-parse', '--show-prefix', '--is-shallow-repository'], root)).toString('utf8').split('\n');
-    return { location: { prefix: out[0] ?? '', isShallow: out[1] === 'true' } };
+    const out = await git.run([...args, 'HEAD'], root).catch(async (error: unknown) => {
+      if (error instanceof GitCommandError && !error.isMissingGit && !error.notARepository) return git.run(args, root);
+      throw error;
+    });
+    const [prefix = '', shallow, head] = out.toString('utf8').split('\n');
+    return { location: { prefix, isShallow: shallow === 'true', ...(head ? { head } : {}) } };
   } catch (error) {
     if (!(error instanceof GitCommandError)) throw error;
     if (error.isMissingGit) return { warning: 'git not found on PATH: recency and history signals are off' };
@@ -26,36 +37,30 @@ export interface GitListing {
   tracked: Set<string>;
   /** Root-relative untracked paths not ignored by any .gitignore. */
   untracked: Set<string>;
+  /** Modified, staged or untracked. */
   dirty: Set<string>;
   /** Paths staged as new: they have no commit yet. */
   added: Set<string>;
-  head?: string;
 }
 
-/** Tracked and untracked files, working-tree status and HEAD: four git calls run at once. */
+/**
+ * Tracked files and the working-tree status, two git calls run at once. Untracked files come
+ * from `git status -uall` (`??` entries): the same .gitignore rules, nested ones included, as
+ * `ls-files --others --exclude-standard`, without a third process.
+ */
 export async function listRepository(git: GitPort, root: string, location: GitLocation): Promise<GitListing> {
-  // No HEAD (a repository without commits) is not an error here.
-  const head = git.run(['rev-parse', '-q', '--verify', 'HEAD'], root).catch(() => undefined);
-  const [tracked, untracked, status] = await Promise.all([
+  const [tracked, status] = await Promise.all([
     git.run(['ls-files', '-z', '--cached'], root),
-    git.run(['ls-files', '-z', '--others', '--exclude-standard'], root),
     git.run(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', '--', '.'], root),
   ]);
-  const { dirty, added } = parseStatus(status, location.prefix);
-  const headSha = (await head)?.toString('utf8').trim();
-  return {
-    tracked: new Set(splitNul(tracked)),
-    untracked: new Set(splitNul(untracked)),
-    dirty,
-    added,
-    ...(headSha ? { head: headSha } : {}),
-  };
+  return { tracked: new Set(splitNul(tracked)), ...parseStatus(status, location.prefix) };
 }
 
 /** `git status --porcelain -z` entries are `XY path`, relative to the repository top. */
-export function parseStatus(output: Buffer, prefix: string): { dirty: Set<string>; added: Set<string> } {
+export function parseStatus(output: Buffer, prefix: string): { dirty: Set<string>; added: Set<string>; untracked: Set<string> } {
   const dirty = new Set<string>();
   const added = new Set<string>();
+  const untracked = new Set<string>();
   for (const entry of splitNul(output)) {
     if (entry.length < 4) continue;
     const full = entry.slice(3);
@@ -63,8 +68,9 @@ export function parseStatus(output: Buffer, prefix: string): { dirty: Set<string
     const path = full.slice(prefix.length);
     dirty.add(path);
     if (entry[0] === 'A') added.add(path);
+    else if (entry.startsWith('??')) untracked.add(path);
   }
-  return { dirty, added };
+  return { dirty, added, untracked };
 }
 
 export function splitNul(output: Buffer): string[] {
@@ -153,7 +159,7 @@ export function gitFacts(listing: GitListing, location: GitLocation, lastCommitM
     isRepo: true,
     lastCommitMs,
     dirty: listing.dirty,
-    ...(listing.head ? { head: listing.head } : {}),
+    ...(location.head ? { head: location.head } : {}),
     isShallow: location.isShallow,
   };
 }

@@ -74,8 +74,9 @@ describe('lastCommitTimes', () => {
 describe('parseStatus', () => {
   it('keeps entries under the prefix, relative to it, and notes staged additions', () => {
     const output = Buffer.from(' M sub/a.ts\0A  sub/new.ts\0?? sub/u v.txt\0 M other/x.ts\0', 'utf8');
-    const { dirty, added } = parseStatus(output, 'sub/');
+    const { dirty, added, untracked } = parseStatus(output, 'sub/');
     expect([...dirty]).toEqual(['a.ts', 'new.ts', 'u v.txt']);
     expect([...added]).toEqual(['new.ts']);
+    expect([...untracked]).toEqual(['u v.txt']);
   });
 });
