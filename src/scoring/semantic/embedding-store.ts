@@ -25,6 +25,7 @@ const MAX_APPEND_BYTES = 256 * 1024;
 const KIND_VECTOR = 1;
 const KIND_FILE = 2;
 const COMPACT_MIN_RECORDS = 1000;
+const STALE_FACTOR = 4;
 
 export interface EmbeddingStore {
   readonly dir: string;
@@ -32,8 +33,11 @@ export interface EmbeddingStore {
   getFileChunks(fileKey: string): string[] | undefined;
   putVector(chunkHash: string, vector: Float32Array): void;
   putFileChunks(fileKey: string, chunkHashes: string[]): void;
-  /** Append what was put since opening; compacts when the pack is mostly dead records. */
-  flush(): Promise<void>;
+  /**
+   * Append what was put since opening. Compacts when the pack is mostly dead (overwritten)
+   * records, or, given the keys this run used, when unused entries outnumber them STALE_FACTOR to 1.
+   */
+  flush(used?: ReadonlySet<string>): Promise<void>;
   readonly stats: { vectors: number; files: number; corrupt: number; records: number };
 }
 
@@ -85,17 +89,26 @@ export async function openEmbeddingStore(cacheDir: string, modelId: string, dime
       files.set(key, hashes);
       pending.push(encodeRecord(KIND_FILE, key, Buffer.from(hashes.join('\n'), 'utf8')));
     },
-    async flush() {
-      if (pending.length === 0) return;
-      await mkdir(dir, { recursive: true });
+    async flush(used) {
       const live = vectors.size + files.size;
       const total = stats.records + pending.length;
-      if (total >= COMPACT_MIN_RECORDS && total > 2 * live) {
+      // Entries from old versions of files pile up as a repository changes: once they outnumber
+      // what this run used STALE_FACTOR to 1, keep only what it used (a cache shared by several
+      // checkouts of one repository shares most chunks, so the slack is generous).
+      const stale = used !== undefined && total >= COMPACT_MIN_RECORDS && live > STALE_FACTOR * used.size;
+      if (pending.length === 0 && !stale) return;
+      await mkdir(dir, { recursive: true });
+      if (stale) {
+        const keep = <T>(map: Map<string, T>) => new Map([...map].filter(([key]) => used.has(key)));
+        await compact(packPath, keep(vectors), keep(files));
+        stats.records = [...vectors.keys(), ...files.keys()].filter((k) => used.has(k)).length;
+      } else if (total >= COMPACT_MIN_RECORDS && total > 2 * live) {
         await compact(packPath, vectors, files);
+        stats.records = live;
       } else {
         await appendRecords(packPath, pending);
+        stats.records = total;
       }
-      stats.records = total;
       pending.length = 0;
     },
   };

@@ -52,11 +52,13 @@ export async function semanticAlignment(
 
   let embedded = 0;
   const fileChunks = new Map<string, string[]>();
+  const usedFileKeys: string[] = [];
   try {
     const extractor = deps.definitions === undefined ? await loadDefinitionsExtractor() : deps.definitions;
     const missing = new Map<string, string>();
     for (const file of files) {
       const fileKey = sha256(`${CHUNKER_VERSION}|${chunkChars}|${extractor ? 'defs' : 'lines'}|${file.path}|${file.hash}`);
+      usedFileKeys.push(fileKey);
       let hashes = store.getFileChunks(fileKey);
       if (!hashes || hashes.some((h) => !store.getVector(h))) {
         const { chunks } = await chunkFile(file.path, file.content, chunkChars, extractor ?? undefined);
@@ -108,7 +110,9 @@ export async function semanticAlignment(
     }
     return { scores, modelId: embedder.id, chunks, embedded, search };
   } finally {
-    await store.flush().catch((error: unknown) => {
+    const used = new Set<string>([`task:${sha256(input.task)}`, ...usedFileKeys]);
+    for (const hashes of fileChunks.values()) for (const h of hashes) used.add(h);
+    await store.flush(used).catch((error: unknown) => {
       ctx.warnings.push(`embedding cache ${store.dir}: could not save new vectors (${error instanceof Error ? error.message : String(error)})`);
     });
   }

@@ -76,6 +76,18 @@ describe('embedding store', () => {
     expect(Array.from(s.getVector('h5')!)).toEqual(Array.from(vec(7)));
   });
 
+  it('drops entries the run did not use once they outnumber the used ones 4 to 1', async () => {
+    const s = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    for (let i = 0; i < 1200; i++) s.putVector(`h${i}`, vec(i));
+    await s.flush(new Set(Array.from({ length: 1200 }, (_, i) => `h${i}`)));
+    const t = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    expect(t.stats.records).toBe(1200);
+    await t.flush(new Set(['h1', 'h2', 'h3']));
+    const u = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    expect(u.stats).toMatchObject({ records: 3, vectors: 3 });
+    expect(Array.from(u.getVector('h2')!)).toEqual(Array.from(vec(2)));
+  });
+
   it.each([
     ['aiwg/glove-100d@1', 'aiwg_glove-100d_1'],
     ['../../etc', 'etc'],
