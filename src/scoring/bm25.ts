@@ -34,6 +34,10 @@ export interface Bm25Result {
 }
 
 const DEFAULTS = { k1: 1.2, b: 0.3, pathWeight: 3 } as const;
+/** Characters per index term in typical source text: turns a file size into a BM25 length. */
+const AVG_CHARS_PER_TERM = 7;
+/** Shortest prefix a term is searched by; stems are cut by one character for -y/-ies, -e forms. */
+const MIN_PREFIX = 3;
 /** Content beyond this many characters is not indexed (huge generated files, minified blobs). */
 export const MAX_INDEXED_CHARS = 400_000;
 
@@ -45,12 +49,13 @@ export function scoreBm25(docs: Bm25Document[], query: string, options: Bm25Opti
 
   const wanted = new Set(queryTerms);
   const memo = new Map<string, string[]>();
+  const finder = termFinder(queryTerms);
   const counts: Array<{ path: string; length: number; tf: Map<string, number> }> = [];
   const df = new Map<string, number>();
   let totalLength = 0;
   for (const doc of docs) {
     const tf = new Map<string, number>();
-    let length = countTerms(doc.content.slice(0, MAX_INDEXED_CHARS), wanted, tf, 1, memo);
+    let length = countTerms(doc.content.slice(0, MAX_INDEXED_CHARS), finder, wanted, tf, memo);
     length += countPathTerms(doc.path, wanted, tf, pathWeight);
     totalLength += length;
     for (const term of tf.keys()) df.set(term, (df.get(term) ?? 0) + 1);
@@ -75,20 +80,42 @@ export function scoreBm25(docs: Bm25Document[], query: string, options: Bm25Opti
   return { scores, queryTerms, idealScore };
 }
 
-function countTerms(text: string, wanted: Set<string>, tf: Map<string, number>, weight: number, memo: Map<string, string[]>): number {
-  let length = 0;
-  const re = /[A-Za-z0-9_$-]+/g;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    const raw = m[0];
+/**
+ * Count the query terms of a text. A word can only yield a query term if it contains that
+ * term's surface prefix, so the text is searched for the prefixes (one case-insensitive regex
+ * pass over literals, which is fast), and only the words around the hits are split and
+ * stemmed. The document length is estimated from the size (AVG_CHARS_PER_TERM), which is all
+ * BM25's length normalisation needs.
+ */
+function countTerms(text: string, finder: RegExp, wanted: Set<string>, tf: Map<string, number>, memo: Map<string, string[]>): number {
+  finder.lastIndex = 0;
+  for (let m = finder.exec(text); m !== null; m = finder.exec(text)) {
+    let from = m.index;
+    while (from > 0 && isWordChar(text.charCodeAt(from - 1))) from--;
+    let to = m.index + m[0].length;
+    while (to < text.length && isWordChar(text.charCodeAt(to))) to++;
+    finder.lastIndex = to;
+    const raw = text.slice(from, to);
     let terms = memo.get(raw);
     if (terms === undefined) {
       terms = extractTerms(raw);
       memo.set(raw, terms);
     }
-    length += terms.length;
-    for (const term of terms) if (wanted.has(term)) tf.set(term, (tf.get(term) ?? 0) + weight);
+    for (const term of terms) if (wanted.has(term)) tf.set(term, (tf.get(term) ?? 0) + 1);
   }
-  return length;
+  return Math.max(1, Math.round(text.length / AVG_CHARS_PER_TERM));
+}
+
+/** A regex matching the surface prefix of any of the terms (case-insensitive literals). */
+export function termFinder(terms: string[]): RegExp {
+  const prefixes = [...new Set(terms.map((t) => t.slice(0, Math.max(MIN_PREFIX, t.length - 1))))].sort((a, b) => b.length - a.length);
+  const alternation = prefixes.map((p) => p.replace(/[^a-z0-9]/g, '')).filter((p) => p !== '').join('|');
+  return new RegExp(alternation || '(?!)', 'gi');
+}
+
+/** [A-Za-z0-9_$-]: the characters extractTerms reads as one word. */
+function isWordChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36 || c === 45;
 }
 
 function countPathTerms(path: string, wanted: Set<string>, tf: Map<string, number>, weight: number): number {

@@ -21,18 +21,45 @@ const STOPWORDS = new Set(
 
 /** Split an identifier or phrase into lower-case words (no stemming, no stopword removal). */
 export function splitIdentifier(text: string): string[] {
+  // one pass over char classes: a word ends at a non-alphanumeric, at lower->Upper, at a
+  // letter<->digit change, and before the last capital of a run followed by lower case
+  // (HTTPClient -> HTTP, Client)
   const words: string[] = [];
-  for (const chunk of text.split(/[^A-Za-z0-9]+/)) {
-    if (chunk === '') continue;
-    const parts = chunk
-      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-      .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-      .replace(/([A-Za-z])([0-9])/g, '$1 $2')
-      .replace(/([0-9])([A-Za-z])/g, '$1 $2')
-      .split(' ');
-    for (const part of parts) if (part !== '') words.push(part.toLowerCase());
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? charClass(text.charCodeAt(i)) : OTHER;
+    if (c === OTHER) {
+      if (start !== -1) words.push(text.slice(start, i).toLowerCase());
+      start = -1;
+      continue;
+    }
+    if (start === -1) {
+      start = i;
+      continue;
+    }
+    const prev = charClass(text.charCodeAt(i - 1));
+    const next = i + 1 < text.length ? charClass(text.charCodeAt(i + 1)) : OTHER;
+    const boundary =
+      (prev === LOWER && c === UPPER) ||
+      ((prev === DIGIT) !== (c === DIGIT)) ||
+      (prev === UPPER && c === UPPER && next === LOWER);
+    if (boundary) {
+      words.push(text.slice(start, i).toLowerCase());
+      start = i;
+    }
   }
   return words;
+}
+
+const OTHER = 0;
+const LOWER = 1;
+const UPPER = 2;
+const DIGIT = 3;
+function charClass(c: number): number {
+  if (c >= 97 && c <= 122) return LOWER;
+  if (c >= 65 && c <= 90) return UPPER;
+  if (c >= 48 && c <= 57) return DIGIT;
+  return OTHER;
 }
 
 /**

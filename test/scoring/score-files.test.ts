@@ -123,6 +123,29 @@ describe('score stage', () => {
   });
 });
 
+describe('bad input degrades, never crashes', () => {
+  it('binary content with a source extension, a huge minified line, invalid JSON config and an empty file all score', async () => {
+    const ctx = testContext();
+    ctx.config.relevance_scoring.scoring_method = 'keyword';
+    const files = {
+      'src/blob.ts': '\u0000\u0001\u0002\uFFFD'.repeat(5000),
+      'dist/app.min.js': `${'function a(b){return b+1}var c=require("./x");'.repeat(20_000)}`,
+      'tsconfig.json': '{ "compilerOptions": { "paths": ',
+      'src/empty.py': '',
+      'src/retry.ts': "import { x } from 'lib/x';\nexport function retryLoop() {}",
+    };
+    const result = await createScoreStage({ root: '/repo', config: ctx.config })({ task: 'retry loop', collected: collected(files) }, ctx);
+    expect(result.files).toHaveLength(5);
+    for (const f of result.files) {
+      expect(f.relevance).toBeGreaterThanOrEqual(0);
+      expect(f.relevance).toBeLessThanOrEqual(1);
+      for (const name of FACTOR_NAMES) expect(Number.isFinite(f.factors[name].score)).toBe(true);
+    }
+    expect(result.files[0]?.path).toBe('src/retry.ts');
+    expect(ctx.warnings).toContainEqual(expect.stringContaining('tsconfig.json is not valid JSON'));
+  });
+});
+
 describe('composite (property)', () => {
   const unit = fc.double({ min: 0, max: 1, noNaN: true });
   it('stays in [0,1] for weights summing to 1 and is monotone in every factor', () => {

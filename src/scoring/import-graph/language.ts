@@ -12,10 +12,26 @@ export interface LanguageSupport {
   prepare(project: ProjectIndex): (file: CandidateFile) => string[];
 }
 
+/** Characters before a hit searched for a comment marker. */
+const MAX_COMMENT_LOOKBACK = 240;
+
 /** Above this, a file is generated or minified: its imports are not worth the regex time. */
 export const MAX_SCANNED_CHARS = 300_000;
 
 /** Remove block and line comments cheaply (strings containing comment markers may lose a tail: acceptable for import scanning). */
 export function stripCStyleComments(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/(^|[^:'"\\])\/\/[^\n]*/g, '$1');
+}
+
+/**
+ * Whether a match position sits in a comment, judged from its own line: after `//`, or on a
+ * line that starts with `*` or `/*` (block comment bodies as formatted in practice). Checking
+ * only the hits is far cheaper than stripping comments from every file.
+ */
+export function isInComment(text: string, index: number): boolean {
+  // bounded look-back: one huge minified line must not make every hit O(line length)
+  const window = text.slice(Math.max(0, index - MAX_COMMENT_LOOKBACK), index);
+  const before = window.slice(window.lastIndexOf('\n') + 1);
+  const trimmed = before.trimStart();
+  return before.includes('//') || trimmed.startsWith('*') || trimmed.startsWith('/*');
 }

@@ -1,5 +1,5 @@
 import type { CandidateFile } from '../../types.js';
-import { MAX_SCANNED_CHARS, stripCStyleComments, type LanguageSupport } from './language.js';
+import { isInComment, MAX_SCANNED_CHARS, stripCStyleComments, type LanguageSupport } from './language.js';
 import { dirOf, joinInside, type ProjectIndex } from './project.js';
 
 /**
@@ -27,9 +27,10 @@ export const typescriptSupport: LanguageSupport = {
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*|\bexport\s*\*\s*from\s*)(['"`])([^'"`\n]{1,300})\1/g;
 
 export function extractSpecifiers(content: string): string[] {
-  const text = stripCStyleComments(content.length > MAX_SCANNED_CHARS ? content.slice(0, MAX_SCANNED_CHARS) : content);
+  const text = content.length > MAX_SCANNED_CHARS ? content.slice(0, MAX_SCANNED_CHARS) : content;
   const out: string[] = [];
-  for (let m = SPECIFIER.exec(text); m !== null; m = SPECIFIER.exec(text)) out.push(m[2] as string);
+  SPECIFIER.lastIndex = 0;
+  for (let m = SPECIFIER.exec(text); m !== null; m = SPECIFIER.exec(text)) if (!isInComment(text, m.index)) out.push(m[2] as string);
   return out;
 }
 
