@@ -3,7 +3,7 @@ import type { FileAnalysis, OutlineItem } from '../outline/index.js';
 import { cutToLimit } from '../outline/render.js';
 
 /** Part of every summary cache key: bump when the local summary text changes. */
-export const LOCAL_SUMMARIZER = { id: 'local', version: 1 } as const;
+export const LOCAL_SUMMARIZER = { id: 'local', version: 2 } as const;
 
 export interface SummaryInput {
   analysis: FileAnalysis;
@@ -68,6 +68,7 @@ function publicSurface(items: OutlineItem[]): OutlineItem[] {
 }
 
 const WRAPPING_KINDS = new Set(['namespace', 'module']);
+const BEHAVIOUR_KINDS = new Set(['function', 'class', 'method', 'struct', 'trait', 'impl']);
 
 /** `class CircuitBreaker (3 members)`, `function retry`. */
 function describe(item: OutlineItem): string {
@@ -94,8 +95,9 @@ function purposeText(analysis: FileAnalysis): string {
   const fromHeader = header ? stripCommentSyntax(header.lines) : '';
   if (fromHeader !== '') return fromHeader;
   // No module comment: the doc comment of the first documented public definition.
-  const candidates = [...analysis.items.filter((i) => i.isDefinition), ...publicSurface(analysis.items)];
-  const documented = candidates.find((i) => i.exported && i.doc && i.doc.length > 0);
+  // Functions and classes say what a module does better than its types do.
+  const candidates = [...analysis.items.filter((i) => i.isDefinition), ...publicSurface(analysis.items)].filter((i) => i.exported && i.doc && i.doc.length > 0);
+  const documented = candidates.find((i) => BEHAVIOUR_KINDS.has(i.kind)) ?? candidates[0];
   return documented?.doc ? stripCommentSyntax(documented.doc) : '';
 }
 
