@@ -3,7 +3,7 @@ import type { RenderFormat } from '../stages.js';
 import type { Tokenizer } from '../tokenize/tokenizer.js';
 import { FACTOR_NAMES } from '../types.js';
 import { LEVELS } from '../config/schema.js';
-import { blockCost, renderFileBlock } from '../assemble/render.js';
+import { fileBlockCost } from '../assemble/block-cost.js';
 import type { FileTier, TieredFile } from './tiers.js';
 
 /** One level of one file as it would be rendered: its block and that block's exact cost. */
@@ -69,7 +69,7 @@ export function buildCandidate(
   };
 }
 
-/** Render one level of a file and count its block exactly. */
+/** Render one level of a file and count its block exactly (contentTokens must be exact). */
 export function levelOption(
   path: string,
   level: Level,
@@ -77,13 +77,13 @@ export function levelOption(
   contentTokens: number,
   options: { format: RenderFormat; tokenizer: Tokenizer; truncated?: boolean; originalTokens?: number },
 ): LevelOption {
-  const block = renderFileBlock({ path, level, content, tokens: contentTokens, ...(options.truncated ? { truncated: true } : {}) }, options.format);
+  const { block, cost } = fileBlockCost({ path, level, content, tokens: contentTokens, ...(options.truncated ? { truncated: true } : {}) }, options.format, options.tokenizer);
   return {
     level,
     content,
     contentTokens,
     block,
-    cost: blockCost(block, options.format, options.tokenizer),
+    cost,
     ...(options.truncated ? { truncated: true, originalTokens: options.originalTokens ?? contentTokens } : {}),
   };
 }

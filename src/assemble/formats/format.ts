@@ -36,6 +36,12 @@ export interface OutputFormat {
   readonly id: RenderFormat;
   readonly blockSeparator: string;
   fileBlock(input: FileBlockInput): string;
+  /**
+   * When the block holds the content verbatim: the text before and after it, so that
+   * `prefix + content + suffix === fileBlock(input)` (lets block costs be counted in parts).
+   * Null or absent when the content is transformed (escaped).
+   */
+  fileBlockParts?(input: FileBlockInput): { prefix: string; suffix: string } | null;
   messageBlock(input: MessageBlockInput): string;
   header(header: BootHeader): string;
   /** The smallest valid header, for budgets too small for the full one. */

@@ -1,5 +1,5 @@
 import type { TierName } from '../../types.js';
-import type { OutputFormat } from './format.js';
+import type { FileBlockInput, OutputFormat } from './format.js';
 import { asLines, fenceFor, languageHint, safeRole, singleLine } from './escape.js';
 import { headerLines, minimalHeaderLine } from '../boot-header.js';
 
@@ -17,10 +17,11 @@ const TIER_TITLES: Record<TierName, string> = {
 export const markdownFormat: OutputFormat = {
   id: 'markdown',
   blockSeparator: '\n\n',
-  fileBlock: ({ path, level, content, tokens, truncated }) => {
-    const fence = fenceFor(content);
-    return `### ${singleLine(path)}\n\nlevel: ${level} · tokens: ${tokens}${truncated ? ' · truncated' : ''}\n\n${fence}${languageHint(path)}\n${asLines(content)}${fence}`;
+  fileBlock: (input) => {
+    const { prefix, suffix } = markdownParts(input);
+    return prefix + input.content + suffix;
   },
+  fileBlockParts: markdownParts,
   messageBlock: ({ index, role, content, tokens, toolCallId, truncated }) => {
     const fence = fenceFor(content);
     const call = toolCallId === undefined ? '' : ` · tool_call_id: ${singleLine(toolCallId)}`;
@@ -35,3 +36,9 @@ export const markdownFormat: OutputFormat = {
       .map((s) => `## ${TIER_TITLES[s.tier]}\n\n${s.blocks.map((b) => b + '\n\n').join('')}`)
       .join(''),
 };
+
+function markdownParts({ path, level, content, tokens, truncated }: FileBlockInput): { prefix: string; suffix: string } {
+  const fence = fenceFor(content);
+  const prefix = `### ${singleLine(path)}\n\nlevel: ${level} · tokens: ${tokens}${truncated ? ' · truncated' : ''}\n\n${fence}${languageHint(path)}\n`;
+  return { prefix, suffix: `${asLines(content).slice(content.length)}${fence}` };
+}

@@ -1,4 +1,4 @@
-import type { OutputFormat } from './format.js';
+import type { FileBlockInput, OutputFormat } from './format.js';
 import { asLines, escapeAttribute, neutraliseTags, safeRole } from './escape.js';
 import { headerLines, minimalHeaderLine } from '../boot-header.js';
 
@@ -10,8 +10,12 @@ import { headerLines, minimalHeaderLine } from '../boot-header.js';
 export const xmlFormat: OutputFormat = {
   id: 'xml',
   blockSeparator: '\n',
-  fileBlock: ({ path, level, content, tokens, truncated }) =>
-    `<context path="${escapeAttribute(path)}" level="${level}" tokens="${tokens}"${truncated ? ' truncated="true"' : ''}>\n${asLines(neutraliseTags(content))}</context>`,
+  fileBlock: (input) => {
+    const body = neutraliseTags(input.content);
+    return `${openContext(input)}${asLines(body)}</context>`;
+  },
+  fileBlockParts: (input) =>
+    neutraliseTags(input.content) === input.content ? { prefix: openContext(input), suffix: `${asLines(input.content).slice(input.content.length)}</context>` } : null,
   messageBlock: ({ index, role, content, tokens, toolCallId, truncated }) =>
     `<message index="${index}" role="${safeRole(role)}"${toolCallId === undefined ? '' : ` tool_call_id="${escapeAttribute(toolCallId)}"`} tokens="${tokens}"${truncated ? ' truncated="true"' : ''}>\n${asLines(neutraliseTags(content))}</message>`,
   header: (header) => `<boot>\n${neutraliseTags(headerLines(header).join('\n'))}\n</boot>\n`,
@@ -23,3 +27,7 @@ export const xmlFormat: OutputFormat = {
       .map((s) => `<tier name="${s.tier}">\n${s.blocks.map((b) => b + '\n').join('')}</tier>\n`)
       .join(''),
 };
+
+function openContext({ path, level, tokens, truncated }: FileBlockInput): string {
+  return `<context path="${escapeAttribute(path)}" level="${level}" tokens="${tokens}"${truncated ? ' truncated="true"' : ''}>\n`;
+}

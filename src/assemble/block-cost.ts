@@ -1,0 +1,60 @@
+import type { RenderFormat } from '../stages.js';
+import type { Tokenizer } from '../tokenize/tokenizer.js';
+import { getOutputFormat, type FileBlockInput } from './formats/index.js';
+
+/**
+ * The exact cost of a file block (block + separator) without re-tokenising the whole content.
+ *
+ * GPT-style BPE (o200k, cl100k) first splits text into pre-tokens with a regex and merges only
+ * inside a pre-token. No pre-token pattern crosses a newline into a following printable ASCII
+ * character other than `/` (o200k lets `[\r\n/]*` trail punctuation), and matching restarts
+ * there, so at such a point count(A + B) = count(A) + count(B). With the content's own count
+ * known (LevelContent.tokens), a block then costs
+ *   count(prefix + head) + (tokens - count(head) - count(tail)) + count(tail + suffix)
+ * where head ends at the first safe point and tail starts at the last: a few short counts
+ * instead of the whole file. Without a safe point, or when the format transforms the content
+ * (escaping), the block is counted whole. test/assemble/block-cost.test.ts checks equality.
+ */
+export function fileBlockCost(input: FileBlockInput, format: RenderFormat, tokenizer: Tokenizer): { block: string; cost: number } {
+  const f = getOutputFormat(format);
+  const parts = tokenizer.id === 'chars4' ? null : f.fileBlockParts?.(input);
+  if (!parts) {
+    const block = f.fileBlock(input);
+    return { block, cost: tokenizer.count(block + f.blockSeparator) };
+  }
+  // By the OutputFormat contract this is exactly f.fileBlock(input) (tested for every format).
+  const block = parts.prefix + input.content + parts.suffix;
+  const { content, tokens } = input;
+  const first = firstSafeSplit(content);
+  if (first < 0) return { block, cost: tokenizer.count(block + f.blockSeparator) };
+  const last = lastSafeSplit(content);
+  const head = content.slice(0, first);
+  const tail = content.slice(last);
+  const middle = tokens - tokenizer.count(head) - tokenizer.count(tail);
+  return { block, cost: tokenizer.count(parts.prefix + head) + middle + tokenizer.count(tail + parts.suffix + f.blockSeparator) };
+}
+
+/** A character that always starts a new pre-token after a newline: printable ASCII but `/`. */
+function isSafeStart(code: number): boolean {
+  return code > 0x20 && code < 0x7f && code !== 0x2f;
+}
+
+/** First index i > 0 with content[i - 1] = '\n' and content[i] a safe start, else -1. */
+function firstSafeSplit(content: string): number {
+  let i = content.indexOf('\n');
+  while (i >= 0 && i + 1 < content.length) {
+    if (isSafeStart(content.charCodeAt(i + 1))) return i + 1;
+    i = content.indexOf('\n', i + 1);
+  }
+  return -1;
+}
+
+/** Last such index (callers only use it when firstSafeSplit found one). */
+function lastSafeSplit(content: string): number {
+  let i = content.lastIndexOf('\n', content.length - 2);
+  while (i >= 0) {
+    if (isSafeStart(content.charCodeAt(i + 1))) return i + 1;
+    i = i === 0 ? -1 : content.lastIndexOf('\n', i - 1);
+  }
+  return -1;
+}

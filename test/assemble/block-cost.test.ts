@@ -1,0 +1,51 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { fileBlockCost } from '../../src/assemble/block-cost.js';
+import { renderFileBlock } from '../../src/assemble/render.js';
+import { getOutputFormat } from '../../src/assemble/formats/index.js';
+import { createTokenizer, type Tokenizer } from '../../src/tokenize/tokenizer.js';
+import type { RenderFormat } from '../../src/stages.js';
+
+const tokenizers: Tokenizer[] = [];
+beforeAll(async () => {
+  tokenizers.push(await createTokenizer('o200k'), await createTokenizer('cl100k'));
+});
+
+/** Lines that stress pre-token boundaries: indentation, comments, slashes, punctuation runs, CRLF. */
+const LINE = fc.oneof(
+  fc.constantFrom('', ' ', '  indented();', '\tx', '// comment', '/* c */', '/// doc', '}', '});', '*/', '#!/bin', '\r', '123456', "'s", 'ü', '日本', '🙂', '```', '</context>', '<|endoftext|>', '   ', '- item', '"quoted"'),
+  fc.string({ unit: 'grapheme-ascii', maxLength: 16 }),
+  fc.string({ unit: 'grapheme', maxLength: 6 }),
+);
+const CONTENT = fc.array(LINE, { maxLength: 14 }).chain((lines) => fc.constantFrom('', '\n', '\n\n').map((end) => lines.join('\n') + end));
+
+describe('fileBlockParts', () => {
+  it.each(['xml', 'markdown'] as RenderFormat[])('%s: prefix + content + suffix is the block whenever parts are given', (format) => {
+    const f = getOutputFormat(format);
+    fc.assert(
+      fc.property(CONTENT, fc.boolean(), (content, truncated) => {
+        const input = { path: 'src/a.ts', level: 'detailed' as const, content, tokens: 7, truncated };
+        const parts = f.fileBlockParts?.(input);
+        if (parts) expect(parts.prefix + content + parts.suffix).toBe(f.fileBlock(input));
+        else expect(format).toBe('xml');
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('fileBlockCost', () => {
+  it.each(['xml', 'markdown', 'json'] as RenderFormat[])('equals the whole count of block + separator (%s, o200k and cl100k)', (format) => {
+    fc.assert(
+      fc.property(CONTENT, fc.constantFrom('src/a.ts', 'docs/x y.md', 'b'), (content, path) => {
+        for (const tokenizer of tokenizers) {
+          const input = { path, level: 'full' as const, content, tokens: tokenizer.count(content) };
+          const { block, cost } = fileBlockCost(input, format, tokenizer);
+          expect(block).toBe(renderFileBlock(input, format));
+          expect(cost).toBe(tokenizer.count(block + getOutputFormat(format).blockSeparator));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
