@@ -24,7 +24,7 @@ export function outlineMarkdown(content: string): OutlineItem[] {
   const firstHeadingRow = headings[0]?.row ?? lines.length;
   const intro = firstSentence(lines, 0, firstHeadingRow);
   if (intro !== undefined) {
-    items.push({ kind: 'comment', isDefinition: false, exported: true, depth: 0, isHeader: true, startRow: 0, endRow: 0, firstRow: 0, lines: [intro], children: [], closing: [] });
+    items.push({ kind: 'comment', isDefinition: false, exported: true, depth: 0, isHeader: true, startRow: 0, endRow: Math.max(0, firstHeadingRow - 1), firstRow: 0, lines: [intro], children: [], closing: [] });
   }
   const stack: Array<{ level: number; item: OutlineItem }> = [];
   headings.forEach((heading, index) => {
