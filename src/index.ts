@@ -127,3 +127,4 @@ export { ensureGloveModel, gloveModelDir, isBuiltModelDir, GLOVE_MODEL_ID, GLOVE
 export { chunkFile, chunkByLines, chunkByDefinitions, CHUNKER_VERSION, MAX_CHUNKS_PER_FILE, type Chunk, type DefinitionsExtractor } from './scoring/semantic/chunker.js';
 export { openEmbeddingStore, embeddingStoreDir, modelSlug, EMBEDDING_FORMAT_VERSION, type EmbeddingStore } from './scoring/semantic/embedding-store.js';
 export { annSearch, ANN_FORMAT_VERSION, type AnnQuery, type AnnResult } from './scoring/semantic/ann-index.js';
+export { fileBlockCost } from './assemble/block-cost.js';

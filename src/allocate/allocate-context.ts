@@ -155,11 +155,10 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
   const historyFiles = fitted.history.map(historyFile);
   tiers.history = { budget: tierBudget.history, total_tokens: historyFiles.reduce((sum, f) => sum + f.tokens, 0), files: historyFiles };
 
-  if (budgetDropped > 0) warnings.push(`${budgetDropped} file${budgetDropped === 1 ? '' : 's'} excluded due to budget`);
-  if (truncated > 0) {
-    const significant = significantlyTruncated > 0 ? ` (${significantlyTruncated} significantly: under ${SIGNIFICANT_TRUNCATION * 100}% of ${significantlyTruncated === 1 ? 'its' : 'their'} tokens kept)` : '';
-    warnings.push(`${truncated} file${truncated === 1 ? '' : 's'} truncated${significant}`);
-  }
+  if (budgetDropped > 0) warnings.push(`${plural(budgetDropped, 'file')} excluded due to budget`);
+  // Spec 001 section 9 wording: "1 file truncated significantly" (under half its tokens kept).
+  if (significantlyTruncated > 0) warnings.push(`${plural(significantlyTruncated, 'file')} truncated significantly`);
+  if (truncated > significantlyTruncated) warnings.push(`${plural(truncated - significantlyTruncated, 'file')} truncated`);
   warnings.push(...historyWarnings(input.history.length, fitted.history, wholeHistory.invalid));
   if (fitted.headerMode === 'none') warnings.push(`the budget of ${fmt(plan.available)} tokens cannot hold even a minimal header: the rendered context is empty`);
 
@@ -203,4 +202,8 @@ function historyWarnings(total: number, kept: HistoryItem[], invalid: number): s
   const capped = kept.filter((h) => h.truncated).length;
   if (capped > 0) warnings.push(`${capped} history message${capped === 1 ? '' : 's'} capped (tool output or long message)`);
   return warnings;
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

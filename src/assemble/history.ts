@@ -32,7 +32,8 @@ function fromJsonDocument(text: string, fileName: string): HistoryMessage[] {
     const where = at ? ` at line ${at.line}, column ${at.column}` : '';
     throw new InputError(`${fileName}: invalid JSON${where}: write an array of {"role", "content"} messages, {"messages": [...]}, or one JSON message per line in a .jsonl file`, { cause: error });
   }
-  const list = Array.isArray(data) ? data : isRecord(data) && Array.isArray(data.messages) ? data.messages : null;
+  // One message on its own (a JSONL file of one line, named .json) is a history of one.
+  const list = Array.isArray(data) ? data : isRecord(data) && Array.isArray(data.messages) ? data.messages : isRecord(data) && typeof data.role === 'string' ? [data] : null;
   if (list === null) {
     throw new InputError(`${fileName}: expected an array of messages or an object with a "messages" array`);
   }

@@ -17,6 +17,10 @@ describe('parseHistory', () => {
     ]);
   });
 
+  it('accepts a single message object', () => {
+    expect(parseHistory('{"role":"user","content":"only"}', 'one.json')).toEqual([{ role: 'user', content: 'only' }]);
+  });
+
   it('treats other text as one user message', () => {
     expect(parseHistory('[INFO] we tried X\nthen Y', 'notes.txt')).toEqual([{ role: 'user', content: '[INFO] we tried X\nthen Y' }]);
     expect(parseHistory('plain words', 'notes')).toEqual([{ role: 'user', content: 'plain words' }]);
@@ -37,7 +41,7 @@ describe('parseHistory', () => {
   it.each([
     ['h.json', '[\n  {"role": "user", "content": "hi"},\n  {"role": "user" "content": "x"}\n]', /^h\.json: invalid JSON at line 3, column 19/],
     ['h.jsonl', '{"role":"user","content":"a"}\n{"role":"user","content":\n', /^h\.jsonl: invalid JSON at line 2/],
-    ['h.json', '{"role":"user"}', /expected an array of messages/],
+    ['h.json', '{"messages": 3}', /expected an array of messages/],
     ['h.json', '[{"content":"x"}]', /h\.json: message 1 has no "role" string/],
     ['h.json', '[{"role":"user","content":5}]', /message 1 has a "content" that is neither text/],
     ['h', '{"role":"user",', /^h: invalid JSON at line 1/],
