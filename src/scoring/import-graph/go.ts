@@ -1,5 +1,5 @@
 import type { LanguageSupport } from './language.js';
-import { MAX_SCANNED_CHARS, stripCStyleComments } from './language.js';
+import { scannedText, stripCStyleComments } from './language.js';
 import { dirOf, type ProjectIndex } from './project.js';
 
 /**
@@ -27,7 +27,7 @@ export const goSupport: LanguageSupport = {
 };
 
 export function extractGoImports(content: string): string[] {
-  const text = stripCStyleComments(content.length > MAX_SCANNED_CHARS ? content.slice(0, MAX_SCANNED_CHARS) : content);
+  const text = stripCStyleComments(scannedText(content));
   const out: string[] = [];
   const block = /\bimport\s*\(([^)]*)\)/g;
   for (let m = block.exec(text); m !== null; m = block.exec(text)) {

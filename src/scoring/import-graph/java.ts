@@ -1,5 +1,5 @@
 import type { LanguageSupport } from './language.js';
-import { MAX_SCANNED_CHARS, stripCStyleComments } from './language.js';
+import { scannedText, stripCStyleComments } from './language.js';
 
 /**
  * Java (and Kotlin sources using Java-style imports): `import a.b.C;`, `import a.b.*;`,
@@ -11,7 +11,7 @@ export const javaSupport: LanguageSupport = {
   files: /\.(?:java|kt)$/,
   prepare(project) {
     return (file) => {
-      const text = stripCStyleComments(file.content.length > MAX_SCANNED_CHARS ? file.content.slice(0, MAX_SCANNED_CHARS) : file.content);
+      const text = stripCStyleComments(scannedText(file.content));
       const out = new Set<string>();
       for (const m of text.matchAll(/^\s*import\s+(static\s+)?([A-Za-z_][\w.]*?)(\.\*)?\s*;?\s*$/gm)) {
         const parts = (m[2] as string).split('.');

@@ -18,6 +18,11 @@ const MAX_COMMENT_LOOKBACK = 240;
 /** Above this, a file is generated or minified: its imports are not worth the regex time. */
 export const MAX_SCANNED_CHARS = 300_000;
 
+/** The part of a file worth scanning for imports (they sit at the top; the rest may be a minified blob). */
+export function scannedText(content: string): string {
+  return content.length > MAX_SCANNED_CHARS ? content.slice(0, MAX_SCANNED_CHARS) : content;
+}
+
 /** Remove block and line comments cheaply (strings containing comment markers may lose a tail: acceptable for import scanning). */
 export function stripCStyleComments(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/(^|[^:'"\\])\/\/[^\n]*/g, '$1');

@@ -1,5 +1,5 @@
 import type { LanguageSupport } from './language.js';
-import { MAX_SCANNED_CHARS } from './language.js';
+import { scannedText } from './language.js';
 import { dirOf, joinInside, type ProjectIndex } from './project.js';
 
 /**
@@ -13,7 +13,7 @@ export const pythonSupport: LanguageSupport = {
   files: /\.pyi?$/,
   prepare(project) {
     return (file) => {
-      const text = file.content.length > MAX_SCANNED_CHARS ? file.content.slice(0, MAX_SCANNED_CHARS) : file.content;
+      const text = scannedText(file.content);
       const out = new Set<string>();
       for (const imp of extractPythonImports(text)) {
         for (const target of resolvePython(imp, dirOf(file.path), project)) if (target !== file.path) out.add(target);

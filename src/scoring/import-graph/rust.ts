@@ -1,5 +1,5 @@
 import type { LanguageSupport } from './language.js';
-import { MAX_SCANNED_CHARS, stripCStyleComments } from './language.js';
+import { scannedText, stripCStyleComments } from './language.js';
 import { dirOf, joinInside, type ProjectIndex } from './project.js';
 
 /**
@@ -12,7 +12,7 @@ export const rustSupport: LanguageSupport = {
   files: /\.rs$/,
   prepare(project) {
     return (file) => {
-      const text = stripCStyleComments(file.content.length > MAX_SCANNED_CHARS ? file.content.slice(0, MAX_SCANNED_CHARS) : file.content);
+      const text = stripCStyleComments(scannedText(file.content));
       const moduleDir = moduleDirOf(file.path);
       const out = new Set<string>();
       for (const m of text.matchAll(/^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+([A-Za-z_]\w*)\s*;/gm)) {

@@ -1,5 +1,5 @@
 import type { CandidateFile } from '../../types.js';
-import { isInComment, MAX_SCANNED_CHARS, stripCStyleComments, type LanguageSupport } from './language.js';
+import { isInComment, scannedText, stripCStyleComments, type LanguageSupport } from './language.js';
 import { dirOf, joinInside, type ProjectIndex } from './project.js';
 
 /**
@@ -27,7 +27,7 @@ export const typescriptSupport: LanguageSupport = {
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*|\bexport\s*\*\s*from\s*)(['"`])([^'"`\n]{1,300})\1/g;
 
 export function extractSpecifiers(content: string): string[] {
-  const text = content.length > MAX_SCANNED_CHARS ? content.slice(0, MAX_SCANNED_CHARS) : content;
+  const text = scannedText(content);
   const out: string[] = [];
   SPECIFIER.lastIndex = 0;
   for (let m = SPECIFIER.exec(text); m !== null; m = SPECIFIER.exec(text)) if (!isInComment(text, m.index)) out.push(m[2] as string);
