@@ -49,7 +49,7 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
       }
     }
   }
-  if (withoutLevels > 0) warnings.push(`${withoutLevels} file${withoutLevels === 1 ? '' : 's'} had no content levels and ${withoutLevels === 1 ? 'was' : 'were'} excluded`);
+  if (withoutLevels > 0) warnings.push(`${plural(withoutLevels, 'file')} without content levels excluded`);
 
   const capBudget = plan.tiers.history;
   const wholeHistory = selectHistoryWindow(input.history, { budget: Number.POSITIVE_INFINITY, capBudget, format, tokenizer });
@@ -84,19 +84,19 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
   );
   const fitTiers = (algorithm: LevelAlgorithm) =>
     fitAllTiers({ candidates, budgets, wholeHistory: wholeHistory.kept, input, ctx, algorithm, capBudget });
-  let fitted0 = fitTiers(budgetConfig.strategy);
+  let tierFit = fitTiers(budgetConfig.strategy);
   const choosesLevels = budgetConfig.overflow_strategy === 'summarize' || budgetConfig.overflow_strategy === 'prioritize';
   if (budgetConfig.strategy === 'optimal' && choosesLevels && FILE_TIERS.some((t) => budgets.constrained.includes(t))) {
     // Per tier the optimiser already beats the greedy loop; across tiers, leftover budget
     // flows differently, so the whole allocation is compared too and the better one kept.
     const greedy = fitTiers('greedy');
-    const optimalValue = allocationValue(fitted0.outcomes);
+    const optimalValue = allocationValue(tierFit.outcomes);
     const greedyValue = allocationValue(greedy.outcomes);
     ctx.reporter.debug(`allocate: value optimal ${optimalValue.toFixed(3)}, greedy ${greedyValue.toFixed(3)}`);
-    if (greedyValue > optimalValue + 1e-12) fitted0 = greedy;
+    if (greedyValue > optimalValue + 1e-12) tierFit = greedy;
   }
-  const { outcomes, tierBudget } = fitted0;
-  const historyItems = fitted0.history;
+  const { outcomes, tierBudget } = tierFit;
+  const historyItems = tierFit.history;
 
   const repairMode: RepairMode = budgetConfig.overflow_strategy === 'error' ? 'fail' : budgetConfig.overflow_strategy === 'prioritize' ? 'drop' : 'degrade';
   const fitted = fitRender({
