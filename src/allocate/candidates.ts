@@ -39,9 +39,10 @@ export interface Candidate {
 export const LEVEL_USEFULNESS: Readonly<Record<Level, number>> = { full: 1, detailed: 0.6, summary: 0.3, stub: 0.05 };
 
 /**
- * A tiered file's options from its starting level down. A level missing from `levels` was not
- * smaller than the level above it, so when the starting level itself is missing the nearest
- * level above stands in (it is no bigger). Returns an excluded entry when no level exists.
+ * A tiered file's options from its starting level down. A level missing from `levels` (or
+ * repeating the level above, as the levels stage does for small files) was not smaller than
+ * the level above it, so when the starting level itself is missing the nearest level above
+ * stands in (it is no bigger). Returns an excluded entry when no level exists.
  */
 export function buildCandidate(
   tiered: TieredFile,
@@ -50,7 +51,12 @@ export function buildCandidate(
   options: { format: RenderFormat; tokenizer: Tokenizer },
 ): Candidate | ExcludedFile {
   const { file } = tiered;
-  const present = LEVELS.map((level) => levels?.find((l) => l.level === level)).filter((l): l is LevelContent => l !== undefined);
+  // A level that repeats the content of the level above it is that level: label it truthfully.
+  const present: LevelContent[] = [];
+  for (const level of LEVELS) {
+    const found = levels?.find((l) => l.level === level);
+    if (found && found.content !== present[present.length - 1]?.content) present.push(found);
+  }
   if (present.length === 0) {
     return { path: file.path, relevance_score: file.relevance, reason: 'no content levels were produced for this file' };
   }

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { assignTiers, startingLevels } from '../../src/allocate/tiers.js';
 import { defaultConfig } from '../../src/config/schema.js';
-import { scored } from './fixtures.js';
+import { buildCandidate, isCandidate } from '../../src/allocate/candidates.js';
+import { createChars4Tokenizer } from '../../src/tokenize/tokenizer.js';
+import { levelsFor, scored } from './fixtures.js';
+
+const tokenizer = createChars4Tokenizer();
 
 const config = defaultConfig();
 
@@ -75,5 +79,38 @@ describe('startingLevels', () => {
     custom.summarization.levels.detailed.use_when = 'Primary context when the budget is tight';
     custom.summarization.levels.full.use_when = 'Only when asked';
     expect(startingLevels(custom).primary).toBe('detailed');
+  });
+});
+
+describe('buildCandidate', () => {
+  it.each([
+    ['supporting', 'detailed', ['full', 'detailed', 'summary', 'stub'], [], ['detailed', 'summary', 'stub']],
+    ['supporting', 'detailed', ['full', 'summary', 'stub'], ['detailed'], ['full', 'summary', 'stub']],
+    ['reference', 'summary', ['full', 'stub'], ['detailed', 'summary'], ['full', 'stub']],
+    ['primary', 'full', ['full', 'detailed', 'summary', 'stub'], [], ['full', 'detailed', 'summary', 'stub']],
+  ] as const)('%s file starting at %s with levels %j (omitted %j) gets options %j', (tier, start, _present, omit, expected) => {
+    const levels = levelsFor('src/a.ts', 30, tokenizer, [...omit]);
+    const built = buildCandidate({ file: scored('src/a.ts', 0.6), tier, weight: 0.6 }, levels, start, { format: 'xml', tokenizer });
+    expect(isCandidate(built) && built.options.map((o) => o.level)).toEqual(expected);
+  });
+
+  it('treats a level repeating the one above as that level (labelled truthfully)', () => {
+    const levels = levelsFor('src/a.ts', 3, tokenizer);
+    levels[1] = { ...levels[0]!, level: 'detailed' };
+    const built = buildCandidate({ file: scored('src/a.ts', 0.6), tier: 'supporting', weight: 0.6 }, levels, 'detailed', { format: 'xml', tokenizer });
+    expect(isCandidate(built) && built.options.map((o) => o.level)).toEqual(['full', 'summary', 'stub']);
+  });
+
+  it('excludes a file without levels, with the reason', () => {
+    expect(buildCandidate({ file: scored('gone.ts', 0.9), tier: 'primary', weight: 0.9 }, undefined, 'full', { format: 'xml', tokenizer })).toEqual({
+      path: 'gone.ts',
+      relevance_score: 0.9,
+      reason: 'no content levels were produced for this file',
+    });
+  });
+
+  it('costs each option as its rendered block plus separator', () => {
+    const built = buildCandidate({ file: scored('src/a.ts', 0.6), tier: 'primary', weight: 0.6 }, levelsFor('src/a.ts', 5, tokenizer), 'full', { format: 'xml', tokenizer });
+    for (const option of isCandidate(built) ? built.options : []) expect(option.cost).toBe(tokenizer.count(`${option.block}\n`));
   });
 });
