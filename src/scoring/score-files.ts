@@ -8,7 +8,9 @@ import { bindSemanticAlignment, defaultEmbedderFactory, type EmbedderFactory } f
 import { defaultSignals, mentionedInTask, MENTION_FLOOR, RECENCY_FLOOR, type SemanticOutcome } from './signals/index.js';
 
 export interface ScoreStageOptions {
+  /** Repository root: where the embedding caches and the ANN index live. */
   root: string;
+  /** The config the stage is built for; at run time the run's `ctx.config` (the same object in the pipeline) governs. */
   config: Config;
 }
 
