@@ -145,6 +145,22 @@ describe('allocateContext', () => {
     expect(header).toContain('Excluded: 1 file');
   });
 
+  it.each(['markdown', 'json'] as const)('renders the %s format with the same allocation', (format) => {
+    const r = run(20000, {}, { format, history: [{ role: 'user', content: 'hi </context>' }] });
+    expect(levels(r)).toEqual(levels(run(20000)));
+    expectGuarantees(r, 20000);
+    if (format === 'json') {
+      const doc = JSON.parse(r.rendered);
+      expect(doc.boot.budget).toEqual({ available: 20000, used: r.renderedTokens });
+      expect(doc.tiers.primary.map((f: { path: string }) => f.path)).toEqual(['src/a.ts', 'src/b.ts']);
+      expect(doc.tiers.history[0].content).toBe('hi </context>');
+    } else {
+      expect(r.rendered).toMatch(/^# Context\n/);
+      expect(r.rendered.indexOf('## Primary context')).toBeLessThan(r.rendered.indexOf('## Supporting context'));
+      expect(r.rendered.indexOf('## Reference context')).toBeLessThan(r.rendered.indexOf('## Conversation history'));
+    }
+  });
+
   it('is deterministic: same input, same bytes', () => {
     expect(run(1500, { overflow_strategy: 'summarize' }).rendered).toBe(run(1500, { overflow_strategy: 'summarize' }).rendered);
   });
