@@ -1,4 +1,4 @@
-import { isUnderscorePrivate, setOf, type LanguageSpec, type SyntaxNode } from './types.js';
+import { isUnderscorePrivate, namedChildrenOf, setOf, type LanguageSpec, type SyntaxNode } from './types.js';
 
 function assignmentOf(node: SyntaxNode): SyntaxNode | null {
   const inner = node.firstNamedChild;
@@ -29,6 +29,20 @@ export const pythonLanguage: LanguageSpec = {
   },
   nameOf(node) {
     return (assignmentOf(node)?.childForFieldName('left') ?? node.childForFieldName('name'))?.text;
+  },
+  moduleExports(root) {
+    // `__all__ = ["a", "b"]` is the public surface when present.
+    for (const statement of namedChildrenOf(root)) {
+      const assignment = assignmentOf(statement);
+      if (assignment?.childForFieldName('left')?.text !== '__all__') continue;
+      const list = assignment.childForFieldName('right');
+      if (list?.type !== 'list' && list?.type !== 'tuple') return undefined;
+      const names = namedChildrenOf(list)
+        .filter((c) => c.type === 'string')
+        .map((c) => c.text.replace(/^[rbuRBU]*(['"]{1,3})([\s\S]*)\1$/, '$2'));
+      return { names: new Set(names), exclusive: true };
+    }
+    return undefined;
   },
   isExported(node, name, context) {
     if (isUnderscorePrivate(name)) return false;

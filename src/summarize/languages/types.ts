@@ -38,6 +38,11 @@ export interface LanguageSpec {
   readonly bodyStyle: BodyStyle;
   /** Line comment prefix for markers, e.g. `//` or `#`. */
   readonly commentPrefix: string;
+  /**
+   * Names a file exports by a list rather than by declaration (CommonJS `module.exports = {..}`,
+   * Python `__all__`). `exclusive`: the list is the whole public surface.
+   */
+  moduleExports?(root: SyntaxNode): { names: Set<string>; exclusive: boolean } | undefined;
   /** Import-like statements that are not known by node type alone (e.g. Ruby `require 'x'`). */
   isImport?(node: SyntaxNode): boolean;
   /** Kind of a node that is not in `definitions` but defines something (e.g. `const f = () => {}`). */

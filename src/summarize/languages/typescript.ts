@@ -7,6 +7,34 @@ function declaratorOf(node: SyntaxNode): SyntaxNode | undefined {
   return namedChildrenOf(node).find((c) => c.type === 'variable_declarator');
 }
 
+/** Names exported CommonJS style: `module.exports = { a, b: c }`, `module.exports = a`, `exports.a = ...`. */
+function commonJsExports(root: SyntaxNode): { names: Set<string>; exclusive: boolean } | undefined {
+  const names = new Set<string>();
+  for (const statement of namedChildrenOf(root)) {
+    const assignment = statement.type === 'expression_statement' ? statement.firstNamedChild : null;
+    if (assignment?.type !== 'assignment_expression') continue;
+    const left = assignment.childForFieldName('left')?.text ?? '';
+    const right = assignment.childForFieldName('right');
+    if (left === 'module.exports' && right?.type === 'object') {
+      for (const property of namedChildrenOf(right)) {
+        if (property.type === 'shorthand_property_identifier') names.add(property.text);
+        if (property.type === 'pair') {
+          const value = property.childForFieldName('value');
+          if (value?.type === 'identifier') names.add(value.text);
+          const key = property.childForFieldName('key')?.text;
+          if (key) names.add(key);
+        }
+      }
+    } else if (left === 'module.exports' && right?.type === 'identifier') names.add(right.text);
+    else {
+      const named = /^(?:module\.)?exports\.([\w$]+)$/.exec(left)?.[1];
+      if (named) names.add(named);
+      if (named && right?.type === 'identifier') names.add(right.text);
+    }
+  }
+  return names.size > 0 ? { names, exclusive: false } : undefined;
+}
+
 /** `const x = require('y')` and `require('y')` are imports. */
 function isRequire(node: SyntaxNode): boolean {
   const call =
@@ -90,6 +118,7 @@ export function ecmascriptLanguage(id: string, fileType: string, grammar: string
     nameOf: ecmaNameOf,
     isExported: ecmaIsExported,
     isImport: isRequire,
+    moduleExports: commonJsExports,
   };
 }
 

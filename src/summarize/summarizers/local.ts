@@ -3,7 +3,7 @@ import type { FileAnalysis, OutlineItem } from '../outline/index.js';
 import { cutToLimit } from '../outline/render.js';
 
 /** Part of every summary cache key: bump when the local summary text changes. */
-export const LOCAL_SUMMARIZER = { id: 'local', version: 2 } as const;
+export const LOCAL_SUMMARIZER = { id: 'local', version: 3 } as const;
 
 export interface SummaryInput {
   analysis: FileAnalysis;
@@ -92,7 +92,10 @@ function purposeText(analysis: FileAnalysis): string {
   }
   if (analysis.family === 'text') return header?.lines.join(' ') ?? '';
   if (analysis.family !== 'code') return '';
-  const fromHeader = header ? stripCommentSyntax(header.lines) : '';
+  const fromHeader = analysis.items
+    .filter((i) => i.isHeader)
+    .map((i) => stripCommentSyntax(i.lines))
+    .find((text) => text !== '') ?? '';
   if (fromHeader !== '') return fromHeader;
   // No module comment: the doc comment of the first documented public definition.
   // Functions and classes say what a module does better than its types do.

@@ -16,7 +16,15 @@ export const INLINE_MARKER = '…';
  */
 export function buildSyntaxOutline(tree: Tree, content: string, language: LanguageSpec): OutlineItem[] {
   const source = new SourceLines(content);
-  return new OutlineWalker(language, source).members(namedChildrenOf(tree.rootNode), 0, null, 0);
+  const items = new OutlineWalker(language, source).members(namedChildrenOf(tree.rootNode), 0, null, 0);
+  const listed = language.moduleExports?.(tree.rootNode);
+  if (listed) {
+    for (const item of items) {
+      if (!item.isDefinition || item.name === undefined) continue;
+      item.exported = listed.exclusive ? listed.names.has(item.name) : item.exported || listed.names.has(item.name);
+    }
+  }
+  return items;
 }
 
 class SourceLines {
@@ -88,8 +96,12 @@ class OutlineWalker {
       flushComments(pending.slice(0, pending.length - attached.length));
       pending = [];
       if (resolved) items.push(this.definitionItem(resolved, attached, depth, container));
-      else if (depth === 0 && !seenCode && items.length === 0 && isDocString(node)) items.push(this.plainItem(node, 'comment', depth, true));
-      else items.push(this.plainItem(node, this.isImport(node) ? 'import' : 'statement', depth, false));
+      else if (depth === 0 && !seenCode && isDocString(node)) {
+        // A module docstring or a directive ('use strict'): still the file's header.
+        items.push(this.plainItem(node, 'comment', depth, true));
+        covered = Math.max(covered, items.at(-1)!.endRow);
+        continue;
+      } else items.push(this.plainItem(node, this.isImport(node) ? 'import' : 'statement', depth, false));
       covered = Math.max(covered, items.at(-1)!.endRow);
       seenCode = true;
     }

@@ -14,7 +14,7 @@ describe('extractDefinitions', () => {
   it.each([
     ['typescript/retry.ts', ['interface:RetryOptions@9-13+', 'type:Backoff@15-15+', 'variable:DEFAULT_ATTEMPTS@17-17-', 'function:retry@20-32+', 'function:exponential@34-36-', 'class:CircuitBreaker@38-51+', 'field:failures@39-39-', 'method:constructor@40-40+', 'method:isClosed@43-45+', 'method:record@47-50+', 'function:jitter@53-53+']],
     ['tsx/button.tsx', ['interface:ButtonProps@4-7+', 'function:CounterButton@9-21+', 'variable:styles@23-23-', 'function:App@25-27+']],
-    ['javascript/cart.js', ['function:total@8-14-', 'class:Cart@16-29-', 'method:constructor@17-19+', 'method:add@21-24+', 'method:size@26-28+', 'function:discount@31-33-']],
+    ['javascript/cart.js', ['function:total@8-14+', 'class:Cart@16-29+', 'method:constructor@17-19+', 'method:add@21-24+', 'method:size@26-28+', 'function:discount@31-33+']],
     ['python/inventory.py', ['variable:log@10-10+', 'class:OutOfStock@13-14+', 'class:Warehouse@17-38+', 'variable:name@21-21+', 'variable:stock@22-22+', 'method:add@24-27+', 'method:withdraw@29-34+', 'method:_audit@36-38-', 'function:total_stock@41-43+']],
     ['go/queue.go', ['variable:ErrFull@10-10+', 'struct:Queue@13-17+', 'interface:Pusher@20-22+', 'method:Push@21-21+', 'function:New@25-27+', 'method:Push@30-38+', 'method:pop@40-47-']],
     ['rust/ledger.rs', ['struct:Entry@7-10+', 'enum:Side@12-15+', 'trait:Balance@18-20+', 'function:balance@19-19+', 'struct:Ledger@22-24+', 'impl:Ledger@26-47+', 'method:new@28-30+', 'method:post@32-38+', 'method:by_account@40-46-', 'impl:Balance for Ledger@49-53+', 'method:balance@50-52+']],
@@ -26,6 +26,14 @@ describe('extractDefinitions', () => {
     ['shell/deploy.sh', ['function:build@8-11+', 'function:upload@13-17+']],
   ])('%s', async (file, expected) => {
     const content = readFileSync(`${FIXTURES}/${file}`, 'utf8');
+    expect(brief(await extract(file, content))).toEqual(expected);
+  });
+
+  it.each([
+    ['mod.py', '__all__ = ["public_one"]\n\ndef public_one():\n    pass\n\ndef other():\n    pass\n', ['variable:__all__@1-1-', 'function:public_one@3-4+', 'function:other@6-7-']],
+    ['lib.js', 'function a() {}\nfunction b() {}\nfunction c() {}\nmodule.exports = { a, renamed: b };\n', ['function:a@1-1+', 'function:b@2-2+', 'function:c@3-3-']],
+    ['lib2.js', 'function a() {}\nexports.a = a;\n', ['function:a@1-1+']],
+  ])('declared export lists: %s', async (file, content, expected) => {
     expect(brief(await extract(file, content))).toEqual(expected);
   });
 
