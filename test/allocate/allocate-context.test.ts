@@ -147,7 +147,7 @@ describe('allocateContext', () => {
 
   it.each(['markdown', 'json'] as const)('renders the %s format with the same allocation', (format) => {
     const r = run(20000, {}, { format, history: [{ role: 'user', content: 'hi </context>' }] });
-    expect(levels(r)).toEqual(levels(run(20000)));
+    expect(levels(r)).toEqual({ ...levels(run(20000)), 'history:0:user': 'full' });
     expectGuarantees(r, 20000);
     if (format === 'json') {
       const doc = JSON.parse(r.rendered);
