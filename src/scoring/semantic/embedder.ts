@@ -27,6 +27,11 @@ export interface CreateEmbedderOptions {
 /** Texts per onnxruntime call. Sorted by length first, so padding stays small. */
 export const EMBED_BATCH_SIZE = 32;
 
+/**
+ * The embedder the config asks for, or null with a warning. A local model whose config.json gives
+ * `hidden_size` loads on first use, so a broken model file behind a valid config surfaces as an
+ * error from `embed()`, which the task_alignment signal turns into a keyword fallback and a warning.
+ */
 export async function createEmbedder(config: Config, options: CreateEmbedderOptions): Promise<Embedder | null> {
   const { model, model_dir: modelDir } = config.relevance_scoring.embedding;
   const fail = (message: string): null => {
@@ -64,7 +69,7 @@ export interface TransformersEmbedderOptions {
   /** Where transformers.js keeps hub downloads. */
   hubCacheDir?: string;
   batchSize?: number;
-  /** onnxruntime intra-op threads; defaults to min(2, cores). */
+  /** onnxruntime intra-op threads; default 1 for a static model, min(2, cores) otherwise. */
   threads?: number;
 }
 
