@@ -101,6 +101,9 @@ class OutlineWalker {
         items.push(this.plainItem(node, 'comment', depth, true));
         covered = Math.max(covered, items.at(-1)!.endRow);
         continue;
+      } else if (depth > 0 && items.length === 0 && isDocString(node)) {
+        // A class docstring documents its container: kept whole (up to MAX_VERBATIM_ROWS).
+        items.push({ ...this.plainItem(node, 'comment', depth, true), isHeader: false });
       } else items.push(this.plainItem(node, this.isImport(node) ? 'import' : 'statement', depth, false));
       covered = Math.max(covered, items.at(-1)!.endRow);
       seenCode = true;

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { languageForPath } from '../../../src/summarize/languages/index.js';
+import { renderItems } from '../../../src/summarize/outline/render.js';
+import { createSyntaxEngine } from '../../../src/summarize/syntax/engine.js';
+import { buildSyntaxOutline } from '../../../src/summarize/syntax/outline.js';
+
+const syntax = createSyntaxEngine();
+
+async function detailed(path: string, source: string): Promise<string> {
+  const language = languageForPath(path)!;
+  const items = await syntax.withTree(language, source, (tree) => buildSyntaxOutline(tree, source, language));
+  return renderItems(items!, new Set());
+}
+
+describe('syntax outlines', () => {
+  it.each([
+    [
+      'python class docstring kept whole, bodies elided with a line count',
+      'k.py',
+      'class K:\n    """Line one.\n\n    Line three.\n    """\n\n    def m(self):\n        a = 1\n        return a\n',
+      'class K:\n    """Line one.\n\n    Line three.\n    """\n\n    def m(self):\n        ...  # 2 lines',
+    ],
+    [
+      'a trailing comment on a closing line is not repeated',
+      'n.cpp',
+      'namespace n {\nint f() {\n  return 1;\n}\n}  // namespace n\n',
+      'namespace n {\nint f() { … }\n}  // namespace n',
+    ],
+    [
+      'multi-line statements keep their first line and a marker',
+      's.ts',
+      "describe('retry', () => {\n  it('works', () => {});\n});\n",
+      "describe('retry', () => { …",
+    ],
+    [
+      'one-line bodies stay as they are',
+      'o.go',
+      'package o\n\nfunc One() int { return 1 }\n',
+      'package o\n\nfunc One() int { return 1 }',
+    ],
+    [
+      'arrow functions in const declarations are elided like functions',
+      'a.ts',
+      'export const run = async (x: number): Promise<void> => {\n  await x;\n};\n',
+      'export const run = async (x: number): Promise<void> => { … };',
+    ],
+  ])('%s', async (_name, path, source, expected) => {
+    expect(await detailed(path, source)).toBe(expected);
+  });
+});
