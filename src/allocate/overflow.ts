@@ -55,8 +55,7 @@ export function allocateFileTier(request: TierRequest): TierOutcome {
     case 'prioritize': {
       const greedy = prioritizeGreedy(candidates, budget);
       if (algorithm === 'greedy') return { candidates, choice: greedy };
-      const restricted = candidates.map((c) => ({ ...c, options: c.options.slice(0, 1) }));
-      return { candidates, choice: better(candidates, solveKnapsack(restricted, budget), greedy) };
+      return { candidates, choice: better(candidates, prioritizeOptimal(candidates, budget), greedy) };
     }
     case 'summarize': {
       const greedy = degradeGreedy(candidates, budget);
@@ -64,6 +63,28 @@ export function allocateFileTier(request: TierRequest): TierOutcome {
       return { candidates, choice: better(candidates, solveKnapsack(candidates, budget), greedy) };
     }
   }
+}
+
+/**
+ * `prioritize` with the optimiser. Files by relevance keep their starting level as long as each
+ * still fits (so the most relevant files are never traded for packing); from the first that does
+ * not fit on, the rest of the budget is a 0/1 knapsack over the remaining files.
+ */
+export function prioritizeOptimal(candidates: readonly Candidate[], budget: number): Choice {
+  const choice = new Int32Array(candidates.length).fill(-1);
+  const order = lowestFirst(candidates).reverse();
+  let used = 0;
+  let k = 0;
+  for (; k < order.length; k++) {
+    const cost = candidates[order[k]!]!.options[0]!.cost;
+    if (used + cost > budget) break;
+    used += cost;
+    choice[order[k]!] = 0;
+  }
+  const rest = order.slice(k);
+  const restricted = rest.map((i) => ({ ...candidates[i]!, options: candidates[i]!.options.slice(0, 1) }));
+  solveKnapsack(restricted, budget - used).forEach((o, j) => (choice[rest[j]!] = o));
+  return choice;
 }
 
 /** The knapsack over candidates: value = weight x level usefulness, cost = exact block tokens. */

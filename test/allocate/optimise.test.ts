@@ -96,3 +96,31 @@ describe('optimiser vs greedy (summarize)', () => {
     }
   });
 });
+
+describe('prioritize with the optimiser', () => {
+  const tokenizer = createChars4Tokenizer();
+  const run = (candidates: Candidate[], budget: number, algorithm: 'optimal' | 'greedy') =>
+    allocateFileTier({ tier: 'primary', candidates, budget, strategy: 'prioritize', algorithm, format: 'xml', tokenizer }).choice;
+
+  it('keeps the most relevant file even when smaller ones together are worth more', () => {
+    const c = [fakeCandidate('big.ts', 0.95, { full: 420 }), fakeCandidate('b.ts', 0.8, { full: 100 }), fakeCandidate('c.ts', 0.8, { full: 100 }), fakeCandidate('d.ts', 0.8, { full: 100 })];
+    expect(Array.from(run(c, 450, 'optimal'))).toEqual([0, -1, -1, -1]);
+  });
+
+  it('packs the rest better than relevance order', () => {
+    // a.ts fits, b.ts does not: 100 tokens are left. Relevance order then takes x.ts (60) and
+    // nothing else fits; the knapsack takes y.ts + z.ts (worth more).
+    const c = [fakeCandidate('a.ts', 0.9, { full: 300 }), fakeCandidate('b.ts', 0.75, { full: 150 }), fakeCandidate('x.ts', 0.7, { full: 60 }), fakeCandidate('y.ts', 0.6, { full: 50 }), fakeCandidate('z.ts', 0.6, { full: 50 })];
+    expect(Array.from(run(c, 400, 'greedy'))).toEqual([0, -1, 0, -1, -1]);
+    expect(Array.from(run(c, 400, 'optimal'))).toEqual([0, -1, -1, 0, 0]);
+  });
+
+  it('is never worth less than keeping files by relevance (property)', () => {
+    fc.assert(
+      fc.property(candidatesArb, fc.integer({ min: 0, max: 20000 }), (candidates, budget) => {
+        expect(totalValue(candidates, run(candidates, budget, 'optimal'))).toBeGreaterThanOrEqual(totalValue(candidates, run(candidates, budget, 'greedy')) - 1e-12);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
