@@ -28,7 +28,6 @@ const OUT = join(PROJECT, 'bench', 'out');
 const REPOS = process.env.AIWG_BENCH_DIR ?? join(tmpdir(), 'aiwg-bench-repos');
 const TASK = 'fix the retry backoff in the http request timeout handling and log the failed attempts';
 const DEFAULT_SIZES = [1000, 5000, 20000];
-const OTHER_BENCHES = ['embedding-bench', 'summary-bench', 'allocate-bench'];
 const TIME_BIN = '/usr/bin/time';
 
 interface RunResult {
@@ -102,12 +101,10 @@ async function main(): Promise<void> {
 
   const others: Record<string, string> = {};
   if (values['skip-others'] !== true) {
-    for (const name of OTHER_BENCHES) {
+    // Every other area's `bench/<name>-bench.ts`, as built by the tsc step of `npm run bench`.
+    const built = await readdir(join(PROJECT, 'dist', 'bench')).catch(() => [] as string[]);
+    for (const name of built.filter((f) => f.endsWith('-bench.js')).map((f) => f.slice(0, -3)).sort()) {
       const script = join(PROJECT, 'dist', 'bench', `${name}.js`);
-      if (!existsSync(script)) {
-        log(`bench: ${name} not built (dist/bench/${name}.js missing): skipped`);
-        continue;
-      }
       log(`bench: running ${name}...`);
       const result = await runProcess('node', [script], { cwd: PROJECT, timeoutMs });
       others[name] = result.code === 0 ? result.stdout : `failed (exit ${result.code}): ${result.stderr.slice(-2000)}`;
