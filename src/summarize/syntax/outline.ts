@@ -95,7 +95,7 @@ class OutlineWalker {
       const attached = resolved ? adjacentTail(pending, node.startPosition.row) : [];
       flushComments(pending.slice(0, pending.length - attached.length));
       pending = [];
-      if (resolved) items.push(this.definitionItem(resolved, attached, depth, container));
+      if (resolved) items.push(this.definitionItem(resolved, attached, depth, container, node.startPosition.row <= covered));
       else if (depth === 0 && !seenCode && isDocString(node)) {
         // A module docstring or a directive ('use strict'): still the file's header.
         items.push(this.plainItem(node, 'comment', depth, true));
@@ -134,7 +134,11 @@ class OutlineWalker {
     return this.lang.kindOf?.(node) ?? this.lang.definitions[node.type];
   }
 
-  private definitionItem(def: Resolved, comments: SyntaxNode[], depth: number, container: SyntaxNode | null): OutlineItem {
+  /**
+   * `midLine`: the row is already rendered by the item before (`const a = 1; function f() {`), so
+   * this item starts at its own column instead of repeating the row.
+   */
+  private definitionItem(def: Resolved, comments: SyntaxNode[], depth: number, container: SyntaxNode | null, midLine: boolean): OutlineItem {
     const { node, outer, kind } = def;
     const name = (this.lang.nameOf ? this.lang.nameOf(node) : node.childForFieldName('name')?.text) ?? '';
     const startRow = outer.startPosition.row;
@@ -156,22 +160,25 @@ class OutlineWalker {
       closing: [],
     };
     const body = this.lang.bodyOf ? this.lang.bodyOf(node, kind) : node.childForFieldName('body');
+    const own: string[] = [];
     if (!body || lastRow(body) === startRow) {
-      item.lines.push(...this.verbatim(startRow, endRow));
+      own.push(...this.verbatim(startRow, endRow));
     } else if (this.lang.containers.has(node.type)) {
-      this.outlineContainer(item, node, body, endRow);
+      this.outlineContainer(item, own, node, body, endRow);
     } else {
-      item.lines.push(...this.elide(startRow, endRow, body));
+      own.push(...this.elide(startRow, endRow, body));
     }
+    if (midLine && own.length > 0) own[0] = own[0]!.slice(outer.startIndex - this.src.lineStart(startRow));
+    item.lines.push(...own);
     return item;
   }
 
   /** Head rows, then members, then the closing rows. */
-  private outlineContainer(item: OutlineItem, node: SyntaxNode, body: SyntaxNode, endRow: number): void {
+  private outlineContainer(item: OutlineItem, head: string[], node: SyntaxNode, body: SyntaxNode, endRow: number): void {
     const bodyStart = body.startPosition.row;
     const bodyEnd = lastRow(body);
     const headEnd = this.lang.bodyStyle === 'brace' ? bodyStart : Math.max(item.startRow, bodyStart - 1);
-    item.lines.push(...this.src.rows(item.startRow, headEnd));
+    head.push(...this.src.rows(item.startRow, headEnd));
     // Ruby keeps comments between the head and the body as children of the definition.
     const leading = namedChildrenOf(node).filter((c) => this.lang.comments.has(c.type) && c.startPosition.row > headEnd);
     item.children = this.members([...leading, ...namedChildrenOf(body)], item.depth + 1, node, headEnd + 1);

@@ -44,6 +44,12 @@ describe('syntax outlines', () => {
       'export const run = async (x: number): Promise<void> => {\n  await x;\n};\n',
       'export const run = async (x: number): Promise<void> => { … };',
     ],
+    [
+      'two definitions on one row (non-ASCII text before them) do not repeat the row',
+      'u.ts',
+      'const s = "ü😀"; export function f(a = "é") {\n  return a;\n}\n',
+      'const s = "ü😀"; export function f(a = "é") {\nexport function f(a = "é") { … }',
+    ],
   ])('%s', async (_name, path, source, expected) => {
     expect(await detailed(path, source)).toBe(expected);
   });
