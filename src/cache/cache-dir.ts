@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Config } from '../config/schema.js';
 
@@ -36,4 +37,15 @@ export function resolveTokenCacheDir(root: string, config: Config): string {
 /** Where the semantic scorer keeps its vectors: `<cache dir>/embeddings`. */
 export function resolveEmbeddingsCacheDir(root: string, config: Config): string {
   return join(resolveCacheDir(root, config), 'embeddings');
+}
+
+/**
+ * Where embedding models are kept: `<cache.dir>` when one is configured, else a per-user cache
+ * (`$XDG_CACHE_HOME/aiwg-context`, or `~/.cache/aiwg-context`), so the 40 MB default model is
+ * built once per machine rather than once per repository. Models live under `<this>/models/`.
+ */
+export function resolveModelCacheBase(root: string, config: Config, env: Record<string, string | undefined> = process.env): string {
+  if (config.cache.dir !== undefined) return resolveCacheDir(root, config);
+  const xdg = env.XDG_CACHE_HOME;
+  return join(xdg !== undefined && xdg !== '' ? xdg : join(homedir(), '.cache'), 'aiwg-context');
 }

@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import type { Config, Embedder, Reporter } from '../../types.js';
+import { resolveModelCacheBase } from '../../cache/cache-dir.js';
 import { ensureGloveModel, GLOVE_MODEL_ID, GLOVE_MODEL_VERSION, isBuiltModelDir } from './glove-model.js';
 
 /**
@@ -22,6 +23,8 @@ export interface CreateEmbedderOptions {
   reporter: Reporter;
   /** Where the reason for a null embedder is recorded (the run's ctx.warnings). */
   warnings?: string[];
+  /** Base of the model cache (models go to `<this>/models/`); default resolveModelCacheBase. */
+  modelCacheDir?: string;
 }
 
 /** Texts per onnxruntime call. Sorted by length first, so padding stays small. */
@@ -40,6 +43,7 @@ export async function createEmbedder(config: Config, options: CreateEmbedderOpti
     options.reporter.warn(text);
     return null;
   };
+  const modelBase = options.modelCacheDir ?? resolveModelCacheBase(options.root, config);
   try {
     if (modelDir !== undefined) {
       const dir = isAbsolute(modelDir) ? modelDir : resolve(options.root, modelDir);
@@ -49,10 +53,10 @@ export async function createEmbedder(config: Config, options: CreateEmbedderOpti
       return await loadTransformersEmbedder({ source: dir, local: true, id: await localModelId(dir), dimensions: await configuredDimensions(dir) });
     }
     if (model === GLOVE_MODEL_ID) {
-      const dir = await ensureGloveModel({ cacheDir: options.cacheDir, reporter: options.reporter });
+      const dir = await ensureGloveModel({ cacheDir: modelBase, reporter: options.reporter });
       return await loadTransformersEmbedder({ source: dir, local: true, id: `${GLOVE_MODEL_ID}@${GLOVE_MODEL_VERSION}`, dimensions: await configuredDimensions(dir) });
     }
-    return await loadTransformersEmbedder({ source: model, local: false, id: model, hubCacheDir: join(options.cacheDir, 'models', 'hub') });
+    return await loadTransformersEmbedder({ source: model, local: false, id: model, hubCacheDir: join(modelBase, 'models', 'hub') });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     const which = modelDir ?? model;
