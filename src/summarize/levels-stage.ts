@@ -23,7 +23,7 @@ export interface LevelsStageDeps {
   summaryCache: KeyValueCache | null;
   /** Token-count cache; `null` turns it off. Default: LRU over disk under resolveTokenCacheDir. */
   tokenCache: KeyValueCache | null;
-  /** Clock for cache ages, epoch ms. */
+  /** Clock for cache ages, epoch ms; default: the run's ctx.nowMs. */
   now: () => number;
   syntax: SyntaxEngine;
   /** HTTP for the optional LLM summarizer. */
@@ -40,8 +40,12 @@ export interface LevelsStageDeps {
 export function createLevelsStage(options: LevelsStageOptions, deps: Partial<LevelsStageDeps> = {}): LevelsStage {
   let build: BuildFileLevels | undefined;
   const concurrency = deps.concurrency ?? DEFAULT_LEVELS_CONCURRENCY;
+  // Without an injected clock, cache ages follow the run's clock (ctx.nowMs), as every stage does.
+  let runNowMs = 0;
+  const now = deps.now ?? (() => runNowMs);
   return async (input, ctx) => {
-    build ??= createFileLevels(options.config, resolveLevelsPorts(options, deps));
+    runNowMs = ctx.nowMs;
+    build ??= createFileLevels(options.config, resolveLevelsPorts(options, { ...deps, now }));
     const files = [...input.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const results: LevelContent[][] = new Array(files.length);
     let next = 0;

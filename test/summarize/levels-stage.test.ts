@@ -146,3 +146,19 @@ describe('createLevelsStage', () => {
     ]);
   });
 });
+
+describe('createLevelsStage clock', () => {
+  it('without an injected clock, cache ages follow ctx.nowMs of the run', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'aiwg-levels-clock-'));
+    const config = ConfigSchema.parse({ summarization: { caching: { max_age_hours: 1 } } });
+    const input = { root, files: [file('a.ts', SOURCE)], lastModifiedMs: new Map() };
+    const at = (nowMs: number) => ({ ...testContext({ config }), nowMs });
+    await createLevelsStage({ root, config })(input, at(Date.UTC(2026, 0, 1, 0)));
+    const within = countingSyntax();
+    await createLevelsStage({ root, config }, { syntax: within })(input, at(Date.UTC(2026, 0, 1, 0, 59)));
+    expect(within.parses).toBe(0);
+    const after = countingSyntax();
+    await createLevelsStage({ root, config }, { syntax: after })(input, at(Date.UTC(2026, 0, 1, 1, 1)));
+    expect(after.parses).toBe(1);
+  });
+});
