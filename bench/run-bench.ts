@@ -103,7 +103,7 @@ async function main(): Promise<void> {
   if (values['skip-others'] !== true) {
     // Every other area's `bench/<name>-bench.ts`, as built by the tsc step of `npm run bench`.
     const built = await readdir(join(PROJECT, 'dist', 'bench')).catch(() => [] as string[]);
-    for (const name of built.filter((f) => f.endsWith('-bench.js')).map((f) => f.slice(0, -3)).sort()) {
+    for (const name of built.filter((f) => f.endsWith('-bench.js') && f !== 'run-bench.js').map((f) => f.slice(0, -3)).sort()) {
       const script = join(PROJECT, 'dist', 'bench', `${name}.js`);
       log(`bench: running ${name}...`);
       const result = await runProcess('node', [script], { cwd: PROJECT, timeoutMs });
