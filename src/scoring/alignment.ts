@@ -18,7 +18,7 @@ export const KEYWORD_FLOOR_FRACTION = 0.3;
 /** Cosine spread above the run's median that counts as a full-strength semantic match. */
 export const SEMANTIC_MIN_SPREAD = 0.12;
 /** Hybrid: weight of the keyword side in the convex combination. */
-export const HYBRID_KEYWORD_WEIGHT = 0.5;
+export const HYBRID_KEYWORD_WEIGHT = 0.65;
 /** The fused best match maps to 1 only when it reaches this value. */
 export const FUSED_FLOOR = 0.5;
 /** Files within this fraction of the run's best match all count as full matches (1). */

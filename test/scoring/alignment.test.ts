@@ -8,6 +8,7 @@ import {
   shapeAlignment,
   NAMED_OTHERS_CAP,
   ALIGNMENT_GAMMA,
+  HYBRID_KEYWORD_WEIGHT,
   TOP_BAND,
 } from '../../src/scoring/alignment.js';
 import { candidates } from './helpers.js';
@@ -80,12 +81,14 @@ describe('fuseAlignment and shapeAlignment', () => {
     const semantic = new Map([['both', 1], ['kw', 0], ['sem', 1]]);
     const fused = fuseAlignment(keyword, semantic, ['both', 'kw', 'sem', 'none']);
     expect(fused.get('both')).toBe(1);
-    expect(fused.get('kw')).toBe(0.5);
-    expect(fused.get('sem')).toBe(0.5);
+    expect(fused.get('kw')).toBeCloseTo(HYBRID_KEYWORD_WEIGHT, 9);
+    expect(fused.get('sem')).toBeCloseTo(1 - HYBRID_KEYWORD_WEIGHT, 9);
     expect(fused.get('none')).toBe(0);
+    const even = fuseAlignment(keyword, semantic, ['kw', 'sem'], 0.5);
+    expect([even.get('kw'), even.get('sem')]).toEqual([1, 1]);
   });
   it('normalises a weak fused best only up to the floor', () => {
-    const fused = fuseAlignment(new Map([['a', 0.4]]), new Map([['a', 0]]), ['a']);
+    const fused = fuseAlignment(new Map([['a', 0.4]]), new Map([['a', 0]]), ['a'], 0.5);
     expect(fused.get('a')).toBeCloseTo(0.4, 6);
   });
   it.each([
