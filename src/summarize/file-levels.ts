@@ -10,7 +10,7 @@ import { LOCAL_SUMMARIZER, summarizeLocally } from './summarizers/local.js';
 import type { LlmSummarizer } from './summarizers/llm.js';
 
 /** Part of every detailed-level cache key: bump when outlines change. */
-export const OUTLINE_VERSION = 4;
+export const OUTLINE_VERSION = 5;
 /** Above this many tokens the LLM summarizer is sent the detailed outline instead of the file. */
 export const LLM_MAX_INPUT_TOKENS = 6000;
 

@@ -30,6 +30,8 @@ export interface LanguageSpec {
   readonly definitions: Readonly<Record<string, string>>;
   /** Definition node types whose body holds members to outline instead of eliding. */
   readonly containers: ReadonlySet<string>;
+  /** Definition kinds (from `kindOf`) outlined member by member, like `containers` by node type. */
+  readonly containerKinds?: ReadonlySet<string>;
   /** Transparent wrappers (export, decorators, templates): the definition inside takes their lines. */
   readonly wrappers: ReadonlySet<string>;
   readonly comments: ReadonlySet<string>;

@@ -46,7 +46,24 @@ function isRequire(node: SyntaxNode): boolean {
   return call?.type === 'call_expression' && call.childForFieldName('function')?.text === 'require';
 }
 
+/** Test-framework blocks: `describe(...)` groups are outlined, `it(...)`/`test(...)` bodies elided. */
+const SUITE_CALLS = /^(describe|context|suite)(\.(only|skip|each\(.*\)|concurrent))*$/s;
+const CASE_CALLS = /^(it|test|bench|beforeEach|afterEach|beforeAll|afterAll)(\.(only|skip|todo|each\(.*\)|concurrent))*$/s;
+
+function testCallOf(node: SyntaxNode): { call: SyntaxNode; callee: string; callback: SyntaxNode } | undefined {
+  if (node.type !== 'expression_statement') return undefined;
+  const call = node.firstNamedChild;
+  if (call?.type !== 'call_expression') return undefined;
+  const callee = call.childForFieldName('function')?.text ?? '';
+  if (!SUITE_CALLS.test(callee) && !CASE_CALLS.test(callee)) return undefined;
+  const args = call.childForFieldName('arguments');
+  const callback = args ? namedChildrenOf(args).reverse().find((a) => FUNCTION_VALUES.has(a.type)) : undefined;
+  return callback ? { call, callee, callback } : undefined;
+}
+
 function ecmaKindOf(node: SyntaxNode): string | undefined {
+  const testCall = testCallOf(node);
+  if (testCall) return SUITE_CALLS.test(testCall.callee) ? 'suite' : 'test';
   if (node.type === 'lexical_declaration' || node.type === 'variable_declaration') {
     const value = declaratorOf(node)?.childForFieldName('value');
     if (isRequire(node)) return undefined;
@@ -60,6 +77,8 @@ function ecmaKindOf(node: SyntaxNode): string | undefined {
 }
 
 function ecmaBodyOf(node: SyntaxNode): SyntaxNode | null {
+  const testCall = testCallOf(node);
+  if (testCall) return testCall.callback.childForFieldName('body');
   const value =
     node.type === 'lexical_declaration' || node.type === 'variable_declaration'
       ? declaratorOf(node)?.childForFieldName('value')
@@ -71,6 +90,12 @@ function ecmaBodyOf(node: SyntaxNode): SyntaxNode | null {
 }
 
 function ecmaNameOf(node: SyntaxNode): string | undefined {
+  const testCall = testCallOf(node);
+  if (testCall) {
+    const first = testCall.call.childForFieldName('arguments')?.firstNamedChild;
+    const title = first && /string|template_string/.test(first.type) ? first.text.slice(1, -1) : (first?.text ?? '');
+    return `${testCall.callee.replace(/\..*$/s, '')} ${title}`.trim();
+  }
   if (node.type === 'lexical_declaration' || node.type === 'variable_declaration') {
     return declaratorOf(node)?.childForFieldName('name')?.text;
   }
@@ -108,6 +133,7 @@ export function ecmascriptLanguage(id: string, fileType: string, grammar: string
       abstract_method_signature: 'method',
     },
     containers: setOf('class_declaration', 'abstract_class_declaration', 'class', 'interface_declaration', 'enum_declaration', 'internal_module', 'module'),
+    containerKinds: setOf('suite'),
     wrappers: setOf('export_statement', 'ambient_declaration'),
     comments: setOf('comment', 'hash_bang_line'),
     imports: setOf('import_statement'),

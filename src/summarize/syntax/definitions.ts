@@ -6,7 +6,7 @@ import { buildSyntaxOutline } from './outline.js';
 /** A named definition found in a source file. Lines are 1-based and inclusive. */
 export interface Definition {
   name: string;
-  /** function, method, class, interface, type, enum, struct, trait, impl, module, namespace, variable, field, ... */
+  /** function, method, class, interface, type, enum, struct, trait, impl, module, namespace, variable, field, suite, test, ... */
   kind: string;
   /** First line of the definition (export keyword, decorators and attributes included, doc comment excluded). */
   startLine: number;

@@ -163,7 +163,7 @@ class OutlineWalker {
     const own: string[] = [];
     if (!body || lastRow(body) === startRow) {
       own.push(...this.verbatim(startRow, endRow));
-    } else if (this.lang.containers.has(node.type)) {
+    } else if (this.lang.containers.has(node.type) || this.lang.containerKinds?.has(kind)) {
       this.outlineContainer(item, own, node, body, endRow);
     } else {
       own.push(...this.elide(startRow, endRow, body));

@@ -37,6 +37,11 @@ describe('extractDefinitions', () => {
     expect(brief(await extract(file, content))).toEqual(expected);
   });
 
+  it('reports test suites and cases by title', async () => {
+    const source = "describe('retry', () => {\n  it('works', () => {\n    run();\n  });\n});\n";
+    expect(brief(await extract('a.test.ts', source))).toEqual(['suite:describe retry@1-5-', 'test:it works@2-4+']);
+  });
+
   it('returns null for a language without a grammar', async () => {
     expect(await extractDefinitions('notes.txt', 'hello')).toBeNull();
     expect(await extractDefinitions('data.json', '{"a": 1}')).toBeNull();

@@ -29,8 +29,14 @@ describe('syntax outlines', () => {
     [
       'multi-line statements keep their first line and a marker',
       's.ts',
-      "describe('retry', () => {\n  it('works', () => {});\n});\n",
-      "describe('retry', () => { …",
+      "setup({\n  retries: 3,\n});\n",
+      'setup({ …',
+    ],
+    [
+      'test suites are outlined: describe blocks keep their cases, case bodies are elided',
+      's.test.ts',
+      "describe('retry', () => {\n  beforeEach(() => {\n    reset();\n  });\n\n  it('works', async () => {\n    expect(1).toBe(1);\n  });\n  it.each([1, 2])('case %s', (n) => {\n    expect(n).toBeGreaterThan(0);\n  });\n});\n",
+      "describe('retry', () => {\n  beforeEach(() => { … });\n\n  it('works', async () => { … });\n  it.each([1, 2])('case %s', (n) => { … });\n});",
     ],
     [
       'one-line bodies stay as they are',
