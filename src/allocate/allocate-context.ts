@@ -9,7 +9,8 @@ import { selectHistoryWindow, type HistoryItem } from '../assemble/history-windo
 import { assignTiers, comparePaths, FILE_TIERS, startingLevels, type FileTier } from './tiers.js';
 import { buildCandidate, isCandidate, type Candidate } from './candidates.js';
 import { planTierBudgets } from './budgets.js';
-import { fmt, type LevelAlgorithm } from './overflow.js';
+import { chosenCost, fmt, type LevelAlgorithm } from './overflow.js';
+import { upgradeWithSpare } from './upgrade-spare.js';
 import { allocationValue, fitAllTiers } from './fit-tiers.js';
 import { fitRender, type HeaderMode, type Placement, type RepairMode } from './fit-render.js';
 
@@ -95,8 +96,20 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
     ctx.reporter.debug(`allocate: value optimal ${optimalValue.toFixed(3)}, greedy ${greedyValue.toFixed(3)}`);
     if (greedyValue > optimalValue + 1e-12) tierFit = greedy;
   }
-  const { outcomes, tierBudget } = tierFit;
+  const { tierBudget } = tierFit;
   const historyItems = tierFit.history;
+  let { outcomes } = tierFit;
+  let upgraded = new Set<string>();
+  if (budgetConfig.upgrade_spare && headerMode === 'full') {
+    const used = FILE_TIERS.reduce((sum, t) => sum + chosenCost(outcomes[t].candidates, outcomes[t].choice), 0) + historyItems.reduce((sum, h) => sum + h.cost, 0);
+    const tiered = new Map(FILE_TIERS.flatMap((t) => tiering.tiers[t].map((f) => [f.file.path, f] as const)));
+    const lifted = upgradeWithSpare({ outcomes, tiered, levels: input.levels, spare: plan.available - reserve - used, format, tokenizer });
+    outcomes = lifted.outcomes;
+    upgraded = new Set(lifted.upgraded);
+    // Like flowed budget, a tier's recorded budget is what it was given: at least what it holds.
+    for (const t of FILE_TIERS) tierBudget[t] = Math.max(tierBudget[t], chosenCost(outcomes[t].candidates, outcomes[t].choice));
+    if (upgraded.size > 0) ctx.reporter.debug(`allocate: spare budget lifted ${upgraded.size} files above their starting level`);
+  }
 
   const repairMode: RepairMode = budgetConfig.overflow_strategy === 'error' ? 'fail' : budgetConfig.overflow_strategy === 'prioritize' ? 'drop' : 'degrade';
   const fitted = fitRender({
@@ -134,7 +147,7 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
         continue;
       }
       const option = candidate.options[choice]!;
-      if (choice > 0 || option.truncated) affected.push(candidate.path);
+      if ((choice > 0 && !upgraded.has(candidate.path)) || option.truncated) affected.push(candidate.path);
       if (option.truncated) {
         truncated++;
         if (option.contentTokens < (option.originalTokens ?? 0) * SIGNIFICANT_TRUNCATION) significantlyTruncated++;

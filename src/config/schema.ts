@@ -69,6 +69,8 @@ export const BudgetConfigSchema = z
     /** Extension: budget a tier leaves unused flows to the tiers in this order. */
     flow_unused: z.boolean().default(true),
     flow_order: z.array(z.enum(TIER_NAMES)).default(['primary', 'supporting', 'reference', 'history']),
+    /** Extension: budget left after allocation lifts supporting and reference files above their starting level. */
+    upgrade_spare: z.boolean().default(true),
     /** Extension: `optimal` (multiple-choice knapsack) or `greedy` (spec's degrade loop). */
     strategy: z.enum(['optimal', 'greedy']).default('optimal'),
   })

@@ -29,11 +29,13 @@ export function planFor(maxTokens: number, config: Config = defaultConfig()): Bu
   return { total: maxTokens, reserved: { output: 0, system: 0 }, available: maxTokens, tiers };
 }
 
+/** A config with the given budget and no reserves. Spare-budget upgrades are off unless asked, so tests see the tier mechanics alone. */
 export function withBudget(config: Config, maxTokens: number, overrides: Partial<Config['budget_config']> = {}): Config {
   return {
     ...config,
     budget_config: {
       ...config.budget_config,
+      upgrade_spare: false,
       ...overrides,
       total_budget: { max_tokens: maxTokens, reserve_for_output: 0, reserve_for_system: 0 },
     },
