@@ -20,7 +20,7 @@ export const SEMANTIC_MIN_SPREAD = 0.12;
 /** Hybrid: weight of the keyword side in the convex combination. */
 export const HYBRID_KEYWORD_WEIGHT = 0.65;
 /** The fused best match maps to 1 only when it reaches this value. */
-export const FUSED_FLOOR = 0.5;
+export const FUSED_FLOOR = 0.8;
 /** Files within this fraction of the run's best match all count as full matches (1). */
 export const TOP_BAND = 0.85;
 /** Below the top band, alignment falls as the ratio to the power 1.5: related files stay mid-range, the long tail of files sharing one common word drops out. */

@@ -46,6 +46,18 @@ describe('task_alignment signal', () => {
     expect(result.get('src/db/pool.ts')?.detail).toContain('semantic 0.900');
   });
 
+  it('a file only the semantic side likes stays below a keyword-and-semantic match (fused floor)', async () => {
+    const ctx = testContext();
+    const semantic = async () => ({
+      modelId: 'test/model@1',
+      scores: new Map([['src/http/client.ts', 0.1], ['src/db/pool.ts', 0.1], ['src/util/strings.ts', 0.9]]),
+    });
+    const unrelated = 'configure kubernetes ingress certificates for staging';
+    const result = await createTaskAlignmentSignal({ semantic }).score(signalInput(files, { task: unrelated }), ctx, {});
+    expect(result.get('src/util/strings.ts')?.score).toBeGreaterThan(0);
+    expect(result.get('src/util/strings.ts')?.score).toBeLessThan(0.5);
+  });
+
   it('a failing semantic side degrades to keyword with a warning', async () => {
     const ctx = testContext();
     const semantic = async () => {
