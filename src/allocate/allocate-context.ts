@@ -58,7 +58,7 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
     ...(Object.fromEntries(FILE_TIERS.map((t) => [t, candidates[t].reduce((sum, c) => sum + c.options[0]!.cost, 0)])) as Record<FileTier, number>),
     history: wholeHistory.demand,
   };
-  const requestedTokens = demand.primary + demand.supporting + demand.reference;
+  let requestedTokens = demand.primary + demand.supporting + demand.reference;
 
   const candidateCount = FILE_TIERS.reduce((n, t) => n + candidates[t].length, 0);
   const worst = worstCaseHeader(
@@ -106,6 +106,7 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
     const lifted = upgradeWithSpare({ outcomes, tiered, levels: input.levels, spare: plan.available - reserve - used, format, tokenizer });
     outcomes = lifted.outcomes;
     upgraded = new Set(lifted.upgraded);
+    requestedTokens += lifted.extraRequested;
     // Like flowed budget, a tier's recorded budget is what it was given: at least what it holds.
     for (const t of FILE_TIERS) tierBudget[t] = Math.max(tierBudget[t], chosenCost(outcomes[t].candidates, outcomes[t].choice));
     if (upgraded.size > 0) ctx.reporter.debug(`allocate: spare budget lifted ${upgraded.size} files above their starting level`);

@@ -16,7 +16,9 @@ const UPGRADE_TIERS: readonly FileTier[] = ['supporting', 'reference'];
  * highest level whose extra cost still fits. Without this a small repository with a large budget
  * would leave most of it unused (spec 003's own example uses 14.6%).
  *
- * Returns new outcomes (the inputs are not mutated) and the upgraded paths.
+ * Returns new outcomes (the inputs are not mutated), the upgraded paths, and how many tokens
+ * the lifted files want beyond their starting levels (so "requested" still equals "used" when
+ * nothing overflowed, as spec 000's log invariant says).
  */
 export function upgradeWithSpare(args: {
   outcomes: Record<FileTier, TierOutcome>;
@@ -25,10 +27,11 @@ export function upgradeWithSpare(args: {
   spare: number;
   format: RenderFormat;
   tokenizer: Tokenizer;
-}): { outcomes: Record<FileTier, TierOutcome>; upgraded: string[] } {
+}): { outcomes: Record<FileTier, TierOutcome>; upgraded: string[]; extraRequested: number } {
   const outcomes = { ...args.outcomes };
   const upgraded: string[] = [];
   let spare = args.spare;
+  let extraRequested = 0;
   for (const tier of UPGRADE_TIERS) {
     const { candidates, choice } = outcomes[tier];
     const nextCandidates = [...candidates];
@@ -48,13 +51,14 @@ export function upgradeWithSpare(args: {
       const pick = highestAffordable(lifted, option.level, option.cost + spare);
       if (pick < 0) continue;
       spare -= lifted.options[pick]!.cost - option.cost;
+      extraRequested += lifted.options[pick]!.cost - current.options[0]!.cost;
       nextCandidates[i] = lifted;
       nextChoice[i] = pick;
       upgraded.push(current.path);
     }
     outcomes[tier] = { ...outcomes[tier], candidates: nextCandidates, choice: nextChoice };
   }
-  return { outcomes, upgraded };
+  return { outcomes, upgraded, extraRequested };
 }
 
 /** Index of the highest option above `current` costing at most `limit`, or -1. */

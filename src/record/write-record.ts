@@ -6,16 +6,19 @@ import { resolveBudgetLogPath, resolveRecordsDir } from '../cache/cache-dir.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { BudgetRecordSchema, type BudgetRecord } from './record-schema.js';
 
+/** The tiers holding repository files; `requested_tokens` covers these, not history. */
+const FILE_TIERS = ['primary', 'supporting', 'reference'] as const;
+
 /** One line of `.aiwg/rag/context-budget-log.jsonl`: spec 000's observability fields, plus task and utilization. */
 export interface BudgetLogLine {
   run_id: string;
   /** Spec 000 logs per workflow phase; a context-budget run has no phase. */
   phase: null;
-  /** Tokens the relevant files needed at their starting levels. */
+  /** Tokens the relevant files wanted: their starting levels, or the level spare budget lifted them to. */
   original_tokens: number;
   /** Tokens the rendered context may use (`available`). */
   budget_tokens: number;
-  /** Tokens of the rendered context. */
+  /** Tokens the files hold after overflow handling; equals original_tokens when nothing was cut (spec 000). */
   truncated_tokens: number;
   /** True when the overflow strategy had to act. */
   was_truncated: boolean;
@@ -65,7 +68,7 @@ export function logLine(record: BudgetRecord): BudgetLogLine {
     phase: null,
     original_tokens: record.metrics.requested_tokens,
     budget_tokens: record.available,
-    truncated_tokens: record.metrics.rendered_tokens,
+    truncated_tokens: FILE_TIERS.reduce((sum, tier) => sum + record.allocation[tier].total_tokens, 0),
     was_truncated: record.overflow.occurred,
     ts: record.timestamp,
     task: record.task,

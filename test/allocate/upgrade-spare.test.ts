@@ -62,3 +62,11 @@ describe('spare budget lifts files above their starting level', () => {
     expect(fileTokens(r)).toBeLessThanOrEqual(budget);
   });
 });
+
+describe('requested tokens with upgrades', () => {
+  it.each([true, false])('equal the files\' tokens when nothing overflowed (upgrade %s)', (upgrade) => {
+    const r = run(50_000, upgrade);
+    expect(r.overflow.occurred).toBe(false);
+    expect(r.requestedTokens).toBe(r.tiers.primary.total_tokens + r.tiers.supporting.total_tokens + r.tiers.reference.total_tokens);
+  });
+});

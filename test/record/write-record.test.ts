@@ -37,7 +37,7 @@ describe('writeRecord', () => {
       phase: null,
       original_tokens: 9000,
       budget_tokens: 10000,
-      truncated_tokens: 4200,
+      truncated_tokens: 4000,
       was_truncated: true,
       ts: '2026-01-15T10:20:30.000Z',
       task: 'task of run-1',
