@@ -9,6 +9,7 @@ import {
   NAMED_OTHERS_CAP,
   ALIGNMENT_GAMMA,
   HYBRID_KEYWORD_WEIGHT,
+  FUSED_FLOOR,
   TOP_BAND,
 } from '../../src/scoring/alignment.js';
 import { candidates } from './helpers.js';
@@ -84,12 +85,12 @@ describe('fuseAlignment and shapeAlignment', () => {
     expect(fused.get('kw')).toBeCloseTo(HYBRID_KEYWORD_WEIGHT, 9);
     expect(fused.get('sem')).toBeCloseTo(1 - HYBRID_KEYWORD_WEIGHT, 9);
     expect(fused.get('none')).toBe(0);
-    const even = fuseAlignment(keyword, semantic, ['kw', 'sem'], 0.5);
-    expect([even.get('kw'), even.get('sem')]).toEqual([1, 1]);
+    const even = fuseAlignment(keyword, semantic, ['both', 'kw', 'sem'], 0.5);
+    expect([even.get('kw'), even.get('sem')]).toEqual([0.5, 0.5]);
   });
   it('normalises a weak fused best only up to the floor', () => {
     const fused = fuseAlignment(new Map([['a', 0.4]]), new Map([['a', 0]]), ['a'], 0.5);
-    expect(fused.get('a')).toBeCloseTo(0.4, 6);
+    expect(fused.get('a')).toBeCloseTo(0.2 / FUSED_FLOOR, 9);
   });
   it.each([
     [1, 1],
