@@ -39,7 +39,7 @@ export const assembleCommand: Command = {
   async run({ values }, io) {
     const root = await resolveRoot(values.root, io.cwd);
     const configFile = typeof values.config === 'string' ? resolveFromCwd(values.config, io.cwd) : undefined;
-    const { config } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile });
+    const { config } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile, cwd: io.cwd });
     const format = parseFormat(values.format);
     const file = await resolveWorkingSetPath(root, typeof values['working-set'] === 'string' ? values['working-set'] : undefined, io.cwd);
     const manifest = await loadWorkingSet(file);

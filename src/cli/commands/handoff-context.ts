@@ -43,7 +43,7 @@ export const handoffContextCommand: Command = {
     if (phase === undefined || phase < 1) throw new UsageError('--phase N is required: the phase about to run, 1 or more');
     const root = await resolveRoot(values.root, io.cwd);
     const configFile = typeof values.config === 'string' ? resolveFromCwd(values.config, io.cwd) : undefined;
-    const { config } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile });
+    const { config } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile, cwd: io.cwd });
     const dir = typeof values.dir === 'string' ? resolveFromCwd(values.dir, io.cwd) : join(root, DEFAULT_HANDOFF_DIR);
 
     const manifest = resolveManifest(phase, await loadPhaseManifestOverrides(root));
