@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withWorktree } from '../../src/eval/worktree.js';
@@ -8,7 +8,7 @@ import { renderEvalReport } from '../../src/eval/render-eval.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createChars4Tokenizer } from '../../src/tokenize/tokenizer.js';
 import type { PipelineOptions } from '../../src/pipeline.js';
-import type { Fixture } from '../helpers/fixture-repo.js';
+import { makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
 import { makeMiningRepo, recordWith } from './eval-fixtures.js';
 
 function checkoutState(repo: Fixture) {
@@ -129,5 +129,28 @@ describe('runEval with a fake pipeline', () => {
     expect(config.relevance_scoring.scoring_method).toBe('semantic');
     expect({ ...config, budget_config: base.budget_config, relevance_scoring: base.relevance_scoring, cache: base.cache }).toEqual(base);
     expect(base.cache.dir).toBeUndefined();
+  });
+});
+
+describe('runEval with the real pipeline (keyword scoring)', () => {
+  let repo: Fixture;
+  let cache: Fixture;
+  beforeAll(() => {
+    repo = makeMiningRepo();
+    cache = makeTempDir('aiwg-eval-cache-');
+  });
+  afterAll(() => {
+    repo.cleanup();
+    cache.cleanup();
+  });
+
+  it('replays every instance within budget, writes caches only to the shared cache dir and nothing into the repository', async () => {
+    const before = checkoutState(repo);
+    const report = await runEval({ root: repo.root, commits: 3, budgets: [600], methods: ['keyword'], config: defaultConfig(), cacheDir: cache.root });
+    expect(checkoutState(repo)).toEqual(before);
+    expect(existsSync(join(repo.root, '.aiwg'))).toBe(false);
+    const [table] = report.tables;
+    for (const row of table!.rows) expect(row.summary).toMatchObject({ instances: 3, errors: 0, adherence: 1 });
+    expect(readdirSync(cache.root).length).toBeGreaterThan(0);
   });
 });
