@@ -35,7 +35,7 @@ export const contextScoreCommand: Command = {
     if (task.trim() === '') throw new UsageError('--task is required: aiwg context-score <file> --task "describe the change"');
     const root = await resolveRoot(values.root, io.cwd);
     const configFile = typeof values.config === 'string' ? resolveFromCwd(values.config, io.cwd) : undefined;
-    const { config } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile });
+    const { config } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile, cwd: io.cwd });
     const reporter = createStderrReporter({ write: io.stderr, isTTY: io.isTTY, verbose: values.verbose === true });
     const { explanation, warnings } = await scoreOneFile({ root, task, file: positionals[0] as string, config, reporter });
     if (values.json === true) {
