@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { makeFixtureRepo, makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
 import { createTokenizer } from '../../src/tokenize/tokenizer.js';
 import { TIER_NAMES } from '../../src/config/schema.js';
@@ -12,7 +13,9 @@ import type { BudgetRecord } from '../../src/record/record-schema.js';
 const run = promisify(execFile);
 const BIN = resolve('bin/aiwg.js');
 const schema = JSON.parse(readFileSync(resolve('schemas/budget-record.schema.json'), 'utf8'));
-const validate = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+addFormats.default(ajv);
+const validate = ajv.compile(schema);
 
 async function aiwg(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
