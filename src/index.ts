@@ -128,3 +128,4 @@ export { chunkFile, chunkByLines, chunkByDefinitions, CHUNKER_VERSION, MAX_CHUNK
 export { openEmbeddingStore, embeddingStoreDir, modelSlug, EMBEDDING_FORMAT_VERSION, type EmbeddingStore } from './scoring/semantic/embedding-store.js';
 export { annSearch, ANN_FORMAT_VERSION, type AnnQuery, type AnnResult } from './scoring/semantic/ann-index.js';
 export { fileBlockCost } from './assemble/block-cost.js';
+export * from './provider/index.js';

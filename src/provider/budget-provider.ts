@@ -1,0 +1,78 @@
+import type { Config } from '../config/schema.js';
+import type { RenderFormat } from '../stages.js';
+import type { Reporter } from '../types.js';
+import { runContextBudget, type PipelineDeps } from '../pipeline.js';
+import type { BudgetRecord } from '../record/record-schema.js';
+import { writeRecord } from '../record/write-record.js';
+import { applyMode, CONTEXT_MODES, resolveMode, type ContextMode } from './modes/index.js';
+import type { AgentContext, ContextMetadata, ContextProvider, ContextRequest } from './ports.js';
+import { checkRequest } from './request.js';
+
+export interface BudgetContextProviderOptions {
+  /** Repository root the engine reads; nothing outside it is read. */
+  root: string;
+  /** The fully resolved config (e.g. from `loadConfig`); modes adjust only its tier percentages. */
+  config: Config;
+  /** Stage and port overrides for `runContextBudget` (tests, custom embedders). */
+  deps?: Partial<PipelineDeps>;
+  /** Write the budget record and log line under `<root>/.aiwg/rag/` after each call. Off by default. */
+  record?: boolean;
+  /** Mode registry; the built-in task/review/chat modes when absent. */
+  modes?: readonly ContextMode[];
+  format?: RenderFormat;
+  reporter?: Reporter;
+}
+
+/**
+ * The default adapter (spec 4.1): the whole engine behind the port. `maxTokens` is the most
+ * tokens the returned context may hold, so the engine's `available` equals it (the configured
+ * reserves are added on top to form max_tokens).
+ */
+export function createBudgetContextProvider(options: BudgetContextProviderOptions): ContextProvider {
+  const modes = options.modes ?? CONTEXT_MODES;
+  return {
+    async buildContext(request: ContextRequest): Promise<AgentContext> {
+      const maxTokens = checkRequest(request);
+      const mode = resolveMode(request.mode, modes);
+      const config = withAvailable(applyMode(options.config, mode), maxTokens);
+      const result = await runContextBudget(
+        { task: request.task, root: options.root, config, history: request.history, format: options.format, reporter: options.reporter },
+        options.deps,
+      );
+      if (options.record === true) await writeRecord(result.record, { root: options.root });
+      return { mode: mode.name, context: result.rendered, metadata: recordMetadata(result.record, mode.name) };
+    },
+  };
+}
+
+/** The port's metadata from a budget record: scalars only. */
+export function recordMetadata(record: BudgetRecord, mode: string): ContextMetadata {
+  const { primary, supporting, reference, history } = record.allocation;
+  return {
+    context_tokens_used: record.metrics.rendered_tokens,
+    sections_trimmed: record.overflow.files_affected.length,
+    files_included: primary.files.length + supporting.files.length + reference.files.length,
+    available_tokens: record.available,
+    run_id: record.run_id,
+    scoring_method: record.scoring.method,
+    embedding_model: record.scoring.embedding_model ?? '',
+    mode,
+    tokenizer: record.tokenizer,
+    history_tokens: history.total_tokens,
+    overflow_occurred: record.overflow.occurred,
+    utilization: record.metrics.utilization,
+  };
+}
+
+/** Set max_tokens so that available = maxTokens under the configured reserves. */
+function withAvailable(config: Config, maxTokens: number | undefined): Config {
+  if (maxTokens === undefined) return config;
+  const total = config.budget_config.total_budget;
+  return {
+    ...config,
+    budget_config: {
+      ...config.budget_config,
+      total_budget: { ...total, max_tokens: maxTokens + total.reserve_for_output + total.reserve_for_system },
+    },
+  };
+}

@@ -1,0 +1,24 @@
+export type {
+  AgentContext,
+  ContextMetadata,
+  ContextProvider,
+  ContextRequest,
+  CreateSharedContextOptions,
+  MetadataValue,
+  SharedContextHit,
+  SharedContextPort,
+  SharedInjection,
+  SharedQueryOptions,
+} from './ports.js';
+export { CONTEXT_MODES, DEFAULT_CONTEXT_MODE, resolveMode, applyMode, shiftPercentages, type ContextMode, type TierPercentages } from './modes/index.js';
+export { createBudgetContextProvider, recordMetadata, type BudgetContextProviderOptions } from './budget-provider.js';
+export { createInMemoryContextProvider, DEFAULT_MEMORY_MAX_TOKENS, type ContextSection, type InMemoryContextProviderOptions } from './memory-provider.js';
+export {
+  createInMemorySharedContext,
+  UnknownSharedContextError,
+  DEFAULT_QUERY_LIMIT,
+  type InMemorySharedContextOptions,
+  type SharedDecayOptions,
+} from './shared-context.js';
+export { withBudgetGuard, type BudgetGuardOptions } from './budget-guard.js';
+export { createContextProvider, CONTEXT_ADAPTERS, type ContextProviderConfig, type ContextAdapterName } from './factory.js';
