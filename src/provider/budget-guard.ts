@@ -1,4 +1,4 @@
-import { BudgetExceededError } from '../errors.js';
+import { BudgetExceededError, UsageError } from '../errors.js';
 import { createTokenizer, type Tokenizer, type TokenizerId } from '../tokenize/tokenizer.js';
 import type { AgentContext, ContextProvider, ContextRequest } from './ports.js';
 import { checkMaxTokens } from './request.js';
@@ -16,7 +16,8 @@ export interface BudgetGuardOptions {
  * it by counting the returned context; a context over the ceiling is a BudgetExceededError.
  */
 export function withBudgetGuard(provider: ContextProvider, options: BudgetGuardOptions): ContextProvider {
-  const ceiling = checkMaxTokens(options.maxTokens, 'withBudgetGuard: maxTokens') ?? 0;
+  const ceiling = checkMaxTokens(options.maxTokens, 'withBudgetGuard: maxTokens');
+  if (ceiling === undefined) throw new UsageError('withBudgetGuard: maxTokens is required: the ceiling in tokens, e.g. { maxTokens: 8000 }');
   const tokenizerId = options.tokenizer ?? 'o200k';
   let tokenizer: Promise<Tokenizer> | undefined;
   return {

@@ -50,5 +50,7 @@ describe('withBudgetGuard', () => {
 
   it('rejects a ceiling that is not a positive integer', () => {
     expect(() => withBudgetGuard(fixedProvider(''), { maxTokens: 0 })).toThrow(UsageError);
+    // A JavaScript caller can omit the option the type requires.
+    expect(() => withBudgetGuard(fixedProvider(''), {} as { maxTokens: number })).toThrow('withBudgetGuard: maxTokens is required');
   });
 });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createTokenizer } from '../../src/tokenize/tokenizer.js';
 import { UsageError } from '../../src/errors.js';
@@ -38,6 +39,19 @@ describe('createInMemoryContextProvider', () => {
     expect(second.metadata.run_id).toBe('memory-2');
     const other = await createInMemoryContextProvider({ sections }).buildContext({ mode: 'task', task: 'ship it' });
     expect(other.metadata.run_id).toBe('memory-1');
+  });
+
+  it('never exceeds maxTokens and accounts for every section (property)', async () => {
+    const section = fc.record({ name: fc.string({ minLength: 1, maxLength: 12 }), content: fc.string({ maxLength: 200 }) });
+    await fc.assert(
+      fc.asyncProperty(fc.array(section, { maxLength: 8 }), fc.integer({ min: 1, max: 150 }), async (given, maxTokens) => {
+        const provider = createInMemoryContextProvider({ sections: given, tokenizer: 'chars4' });
+        const { context, metadata } = await provider.buildContext({ mode: 'task', task: 't', maxTokens });
+        expect(metadata.context_tokens_used).toBe(Math.ceil(context.length / 4));
+        expect(metadata.context_tokens_used).toBeLessThanOrEqual(maxTokens);
+        expect(metadata.files_included + metadata.sections_trimmed).toBe(given.length);
+      }),
+    );
   });
 
   it.each([
