@@ -17,8 +17,14 @@ import { buildPathIndex, findPathLikeWords, resolveReference } from './reference
 export const KEYWORD_FLOOR_FRACTION = 0.3;
 /** Cosine spread above the run's median that counts as a full-strength semantic match. */
 export const SEMANTIC_MIN_SPREAD = 0.12;
-/** Hybrid: weight of the keyword side in the convex combination. */
+/** Weight of the keyword side in `fuseAlignment`'s convex combination (0 = semantic only). */
 export const HYBRID_KEYWORD_WEIGHT = 0.65;
+/**
+ * Hybrid: share of the keyword shortfall (1 - K) that semantic similarity may fill,
+ * h = K + (1 - K) x 0.3 x S. Measured with `aiwg context-eval` (docs/scoring.md): it beat the
+ * convex combination and keyword alone on MRR on both evaluation repositories.
+ */
+export const HYBRID_SEMANTIC_BOOST = 0.3;
 /** The fused best match maps to 1 only when it reaches this value. */
 export const FUSED_FLOOR = 0.8;
 /** Files within this fraction of the run's best match all count as full matches (1). */
@@ -72,10 +78,27 @@ export function calibrateSemantic(similarities: Map<string, number>, paths: stri
  * FUSED_FLOOR), so the file both signals agree on is 1 and one-sided matches sit in between.
  */
 export function fuseAlignment(keyword: Map<string, number>, semantic: Map<string, number>, paths: string[], keywordWeight = HYBRID_KEYWORD_WEIGHT): Map<string, number> {
+  return normaliseFused(paths, (p) => keywordWeight * (keyword.get(p) ?? 0) + (1 - keywordWeight) * (semantic.get(p) ?? 0));
+}
+
+/**
+ * The hybrid fusion: keyword alignment first, semantic similarity filling part of what keyword
+ * leaves (h = K + (1 - K) x boost x S). Keyword order is kept among strong keyword matches, while
+ * a file that shares no words with the task but means the same can still rise.
+ */
+export function boostAlignment(keyword: Map<string, number>, semantic: Map<string, number>, paths: string[], boost = HYBRID_SEMANTIC_BOOST): Map<string, number> {
+  return normaliseFused(paths, (p) => {
+    const k = keyword.get(p) ?? 0;
+    return k + (1 - k) * boost * (semantic.get(p) ?? 0);
+  });
+}
+
+/** Divide by the run's best fused value, but by no less than FUSED_FLOOR, so a weak best stays weak. */
+function normaliseFused(paths: string[], fuse: (path: string) => number): Map<string, number> {
   const fused = new Map<string, number>();
   let best = 0;
   for (const p of paths) {
-    const h = keywordWeight * (keyword.get(p) ?? 0) + (1 - keywordWeight) * (semantic.get(p) ?? 0);
+    const h = fuse(p);
     fused.set(p, h);
     best = Math.max(best, h);
   }

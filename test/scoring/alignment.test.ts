@@ -9,6 +9,8 @@ import {
   NAMED_OTHERS_CAP,
   ALIGNMENT_GAMMA,
   HYBRID_KEYWORD_WEIGHT,
+  HYBRID_SEMANTIC_BOOST,
+  boostAlignment,
   FUSED_FLOOR,
   TOP_BAND,
 } from '../../src/scoring/alignment.js';
@@ -87,6 +89,20 @@ describe('fuseAlignment and shapeAlignment', () => {
     expect(fused.get('none')).toBe(0);
     const even = fuseAlignment(keyword, semantic, ['both', 'kw', 'sem'], 0.5);
     expect([even.get('kw'), even.get('sem')]).toEqual([0.5, 0.5]);
+  });
+  it('boost keeps keyword matches first and lets semantic fill part of the keyword shortfall', () => {
+    const keyword = new Map([['both', 1], ['kw', 1], ['half', 0.5], ['sem', 0]]);
+    const semantic = new Map([['both', 1], ['kw', 0], ['half', 1], ['sem', 1]]);
+    const fused = boostAlignment(keyword, semantic, ['both', 'kw', 'half', 'sem', 'none']);
+    expect(fused.get('both')).toBe(1);
+    expect(fused.get('kw')).toBe(1);
+    expect(fused.get('half')).toBeCloseTo(0.5 + 0.5 * HYBRID_SEMANTIC_BOOST, 9);
+    expect(fused.get('sem')).toBeCloseTo(HYBRID_SEMANTIC_BOOST, 9);
+    expect(fused.get('none')).toBe(0);
+  });
+  it('boost normalises a weak best only up to the floor', () => {
+    const fused = boostAlignment(new Map([['a', 0.4]]), new Map([['a', 0.5]]), ['a'], 0.2);
+    expect(fused.get('a')).toBeCloseTo((0.4 + 0.6 * 0.2 * 0.5) / FUSED_FLOOR, 9);
   });
   it('normalises a weak fused best only up to the floor', () => {
     const fused = fuseAlignment(new Map([['a', 0.4]]), new Map([['a', 0]]), ['a'], 0.5);

@@ -1,5 +1,5 @@
 import type { FactorScore, Signal } from '../../types.js';
-import { calibrateSemantic, fuseAlignment, keywordAlignment, namedInTask, promoteNamed, shapeAlignment } from '../alignment.js';
+import { calibrateSemantic, boostAlignment, fuseAlignment, keywordAlignment, namedInTask, promoteNamed, shapeAlignment } from '../alignment.js';
 import { round6 } from '../numbers.js';
 import type { SemanticAlignment } from '../semantic-adapter.js';
 
@@ -36,7 +36,7 @@ export function createTaskAlignmentSignal(options: TaskAlignmentOptions = {}): S
       let combined: Map<string, number>;
       if (semantic === null) combined = keyword.scores;
       else if (method === 'semantic') combined = fuseAlignment(keyword.scores, semantic, paths, 0);
-      else combined = fuseAlignment(keyword.scores, semantic, paths);
+      else combined = boostAlignment(keyword.scores, semantic, paths);
       const named = namedInTask(input.task, paths);
       const final = promoteNamed(shapeAlignment(combined), named, paths);
 
