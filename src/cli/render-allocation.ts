@@ -15,7 +15,10 @@ const MAX_ROWS = 25;
  * The human allocation report of spec 003's example: reserves, each tier's files with level,
  * tokens and relevance, subtotals, and the summary. Pure: record in, text out.
  */
-export function renderAllocationReport(record: BudgetRecord, options: { showExcluded?: boolean } = {}): string {
+export function renderAllocationReport(
+  record: BudgetRecord,
+  options: { showExcluded?: boolean; percentages?: Record<TierName, number> } = {},
+): string {
   const out: string[] = [RULE, 'CONTEXT BUDGET ALLOCATION', RULE, ''];
   out.push(`Task: ${JSON.stringify(record.task)}`);
   out.push(`Root: ${record.root}`);
@@ -30,7 +33,7 @@ export function renderAllocationReport(record: BudgetRecord, options: { showExcl
   for (const tier of TIER_NAMES) {
     const alloc = record.allocation[tier];
     if (tier === 'history' && alloc.files.length === 0) continue;
-    out.push(`${TIER_TITLES[tier]} (${pct(alloc.budget, record.available)} = ${fmt(alloc.budget)} tokens):`);
+    out.push(`${TIER_TITLES[tier]} (${tierBudgetLabel(alloc.budget, record.available, options.percentages?.[tier])}):`);
     out.push(...renderTable(alloc.files.map((f) => [f.path + (f.truncated ? ' (truncated)' : ''), f.level, fmt(f.tokens), f.relevance_score.toFixed(2)])));
     const share = alloc.budget === 0 ? '' : ` (${pct(alloc.total_tokens, alloc.budget)} of allocation)`;
     out.push(`Subtotal: ${fmt(alloc.total_tokens)} tokens${share}`, '');
@@ -51,6 +54,14 @@ export function renderAllocationReport(record: BudgetRecord, options: { showExcl
   }
   out.push('', `Run ${record.run_id} (${record.timings_ms.total ?? 0} ms)`);
   return `${out.join('\n')}\n`;
+}
+
+/** "50% = 45,000 tokens", plus what flowed in from tiers that needed less. */
+function tierBudgetLabel(budget: number, available: number, percentage: number | undefined): string {
+  if (percentage === undefined) return `${pct(budget, available)} = ${fmt(budget)} tokens`;
+  const nominal = Math.floor((available * percentage) / 100);
+  const flowed = budget - nominal;
+  return `${percentage}% = ${fmt(nominal)} tokens${flowed > 0 ? `, +${fmt(flowed)} unused by other tiers` : ''}`;
 }
 
 function statusLine(record: BudgetRecord): string {

@@ -11,6 +11,7 @@ import { writeFileAtomic } from '../../util/atomic-write.js';
 import { resolveRoot, resolveFromCwd } from '../resolve-root.js';
 import { budgetFlags, BUDGET_FLAG_HELP, BUDGET_FLAG_OPTIONS, parseFormat } from '../budget-flags.js';
 import type { HistoryMessage } from '../../stages.js';
+import { tierPercentages } from '../../config/schema.js';
 
 /** `aiwg context-budget <task>`: the main door. */
 export const contextBudgetCommand: Command = {
@@ -56,7 +57,7 @@ export const contextBudgetCommand: Command = {
     if (values['no-record'] !== true) await writeRecord(record, { root });
 
     if (values.json === true) io.stdout(`${JSON.stringify(record, null, 2)}\n`);
-    else io.stdout(renderAllocationReport(record, { showExcluded: values['show-allocation'] === true }));
+    else io.stdout(renderAllocationReport(record, { showExcluded: values['show-allocation'] === true, percentages: tierPercentages(config) }));
     return 0;
   },
 };
