@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Config, Reporter, RunContext, ScoredFile } from './types.js';
+import type { Config, Reporter, RunContext, ScoredFile, TierName } from './types.js';
 import type {
   AllocateStage,
   BudgetPlan,
@@ -122,11 +122,20 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   return { record, rendered: allocation.rendered, scored: scored.files };
 }
 
-/** available = max_tokens - reserve_for_output - reserve_for_system; tiers by percentage. */
+/**
+ * available = max_tokens - reserve_for_output - reserve_for_system; tiers by percentage. With
+ * `budget_config.enabled: false` there are no tier shares: the whole budget is one pool,
+ * handed to the tiers in flow order (the first tier holds it, what it leaves flows on).
+ */
 export function planBudget(config: Config): BudgetPlan {
   const { max_tokens, reserve_for_output, reserve_for_system } = config.budget_config.total_budget;
   const available = Math.max(0, max_tokens - reserve_for_output - reserve_for_system);
-  const pct = tierPercentages(config);
+  const pct = config.budget_config.enabled ? tierPercentages(config) : onePool(config);
   const tiers = Object.fromEntries(TIER_NAMES.map((t) => [t, Math.floor((available * pct[t]) / 100)])) as BudgetPlan['tiers'];
   return { total: max_tokens, reserved: { output: reserve_for_output, system: reserve_for_system }, available, tiers };
+}
+
+function onePool(config: Config): Record<TierName, number> {
+  const first = config.budget_config.flow_order[0] ?? 'primary';
+  return Object.fromEntries(TIER_NAMES.map((t) => [t, t === first ? 100 : 0])) as Record<TierName, number>;
 }

@@ -76,7 +76,8 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
     demand,
     available: plan.available,
     reserve: headerMode === 'full' ? reserve : plan.available,
-    flowUnused: budgetConfig.flow_unused,
+    // With budget_config.enabled false the plan is one pool: it has to flow.
+    flowUnused: budgetConfig.flow_unused || !budgetConfig.enabled,
     flowOrder: budgetConfig.flow_order,
   });
 

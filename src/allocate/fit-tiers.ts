@@ -36,7 +36,7 @@ export function fitAllTiers(args: {
   let history = args.wholeHistory;
   let carry = budgets.pool;
   for (const tier of budgets.constrained) {
-    const receives = budgetConfig.flow_unused && budgetConfig.flow_order.includes(tier);
+    const receives = (budgetConfig.flow_unused || !budgetConfig.enabled) && budgetConfig.flow_order.includes(tier);
     const budget = budgets.own[tier] + (receives ? carry : 0);
     let used: number;
     if (tier === 'history') {

@@ -70,6 +70,14 @@ export function crossFieldProblems(config: Config): CrossFieldProblem[] {
     });
   }
 
+  if (!config.relevance_scoring.enabled) {
+    problems.push({
+      keyPath: 'relevance_scoring.enabled',
+      message: 'false is not supported: files are chosen and degraded by relevance, so scoring cannot be turned off; for the cheapest scoring set relevance_scoring.scoring_method: keyword',
+      keys: ['relevance_scoring.enabled'],
+    });
+  }
+
   const t = config.relevance_scoring.thresholds;
   if (!(t.include_minimum <= t.supporting_threshold && t.supporting_threshold <= t.primary_threshold)) {
     problems.push({
