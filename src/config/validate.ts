@@ -1,3 +1,5 @@
+import { PRESERVE_NAMES } from '../summarize/outline/preserve.js';
+import { STUB_FIELD_NAMES } from '../summarize/stub.js';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { ConfigSchema, defaultConfig, type Config } from './schema.js';
@@ -67,6 +69,24 @@ export function crossFieldProblems(config: Config): CrossFieldProblem[] {
       keyPath: 'budget_config.total_budget',
       message: `reserve_for_output (${budget.reserve_for_output}) + reserve_for_system (${budget.reserve_for_system}) = ${reserved} leaves nothing of max_tokens (${budget.max_tokens}): raise max_tokens above ${reserved} or lower the reserves`,
       keys: ['max_tokens', 'reserve_for_output', 'reserve_for_system'].map((k) => `budget_config.total_budget.${k}`),
+    });
+  }
+
+  const { detailed, stub } = config.summarization.levels;
+  const unknownPreserve = detailed.preserve.filter((name) => !PRESERVE_NAMES.includes(name));
+  if (unknownPreserve.length > 0) {
+    problems.push({
+      keyPath: 'summarization.levels.detailed.preserve',
+      message: `unknown entr${unknownPreserve.length === 1 ? 'y' : 'ies'} ${unknownPreserve.map((n) => JSON.stringify(n)).join(', ')}: use any of ${PRESERVE_NAMES.map((n) => JSON.stringify(n)).join(', ')}`,
+      keys: ['summarization.levels.detailed.preserve'],
+    });
+  }
+  const unknownInclude = stub.include.filter((name) => !STUB_FIELD_NAMES.includes(name));
+  if (unknownInclude.length > 0) {
+    problems.push({
+      keyPath: 'summarization.levels.stub.include',
+      message: `unknown entr${unknownInclude.length === 1 ? 'y' : 'ies'} ${unknownInclude.map((n) => JSON.stringify(n)).join(', ')}: use any of ${STUB_FIELD_NAMES.map((n) => JSON.stringify(n)).join(', ')}`,
+      keys: ['summarization.levels.stub.include'],
     });
   }
 

@@ -4,6 +4,7 @@ import type { Tokenizer } from '../tokenize/tokenizer.js';
 import type { CandidateFile, KeyValueCache, LevelContent, RunContext } from '../types.js';
 import { analyzeFile, fileTypeForPath, type FileAnalysis } from './outline/index.js';
 import { renderOutline } from './outline/render.js';
+import { applyPreserve, preservesAll } from './outline/preserve.js';
 import { buildStub } from './stub.js';
 import type { SyntaxEngine } from './syntax/engine.js';
 import { LOCAL_SUMMARIZER, summarizeLocally } from './summarizers/local.js';
@@ -46,6 +47,8 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
     ctx.reporter.warn(message);
   };
   const limits = config.summarization.levels;
+  // A non-default `preserve` list gives a different outline: it gets its own cache entries.
+  const preserveTag = preservesAll(limits.detailed.preserve) ? '' : `+preserve:${sha256([...limits.detailed.preserve].sort().join('\0')).slice(0, 12)}`;
   const { invalidate_on_change: invalidateOnChange } = config.summarization.caching;
 
   const cachedJson = async (cache: KeyValueCache | undefined, ns: string, key: string, limit: number): Promise<LevelText | undefined> => {
@@ -78,7 +81,7 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
 
     // The detailed entry also carries the full token count when it is keyed by content, so a
     // warm file costs two reads (detailed, summary), not three.
-    const detailedKey = `${subject}.${variant(`outline@${OUTLINE_VERSION}`, tokenizer, limits.detailed.token_limit)}`;
+    const detailedKey = `${subject}.${variant(`outline@${OUTLINE_VERSION}${preserveTag}`, tokenizer, limits.detailed.token_limit)}`;
     let detailed = await cachedJson(ports.summaryCache, 'detailed', detailedKey, limits.detailed.token_limit);
     cached.detailed = detailed !== undefined;
 
@@ -97,7 +100,7 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
 
     if (!detailed) {
       const a = await analyze();
-      detailed = measure(renderOutline(a.items, { tokenizer, limit: limits.detailed.token_limit, commentPrefix: a.commentPrefix }), tokenizer);
+      detailed = measure(renderOutline(applyPreserve(a.items, limits.detailed.preserve), { tokenizer, limit: limits.detailed.token_limit, commentPrefix: a.commentPrefix }), tokenizer);
       const entry = subject === file.hash ? { ...detailed, fullTokens } : detailed;
       await store(ctx, ports.summaryCache, 'detailed', detailedKey, JSON.stringify(entry));
     }
@@ -133,7 +136,7 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
 
     // The stub depends on path and date, not content: cheap, never cached.
     const fileType = analysis?.fileType ?? (await stubFileType(file, analyze));
-    const stub = buildStub({ path: file.path, fileType, lastModifiedMs, lineCount: file.lineCount }, tokenizer, limits.stub.token_limit);
+    const stub = buildStub({ path: file.path, fileType, lastModifiedMs, lineCount: file.lineCount }, tokenizer, limits.stub.token_limit, limits.stub.include);
 
     const levels = config.summarization.enabled
       ? monotone([full, detailed, summary, stub], [limits.full.token_limit, limits.detailed.token_limit, limits.summary.token_limit, limits.stub.token_limit])
