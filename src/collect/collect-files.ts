@@ -81,9 +81,17 @@ export function createCollectStage(ports: Partial<CollectPorts> = {}): CollectSt
       facts,
     ]);
     const files: CandidateFile[] = [];
+    const redacted: string[] = [];
     for (const outcome of outcomes) {
-      if ('file' in outcome) files.push(outcome.file);
-      else excluded.push(outcome.excluded);
+      if ('file' in outcome) {
+        files.push(outcome.file);
+        if (outcome.redacted) redacted.push(`${outcome.file.path} (${outcome.redacted.join(', ')})`);
+      } else excluded.push(outcome.excluded);
+    }
+    if (redacted.length > 0) {
+      redacted.sort();
+      const shown = redacted.slice(0, 5).join('; ');
+      warnings.push(`credentials redacted in ${redacted.length} file${redacted.length === 1 ? '' : 's'}: ${shown}${redacted.length > 5 ? '; ...' : ''}; set collect.include_secrets: true to keep them`);
     }
     ctx.reporter.debug(`collect: ${files.length} candidates, ${excluded.length} excluded`);
     const result: CollectResult = {

@@ -3,8 +3,10 @@ import { isAbsolute, relative, sep } from 'node:path';
 import type { CandidateFile, ExcludedFile } from '../types.js';
 import type { CollectFs, FileInfo } from './collect-ports.js';
 import { contentExclusion, type RuleOptions } from './exclusion-rules.js';
+import { redactSecrets, REDACTION_VERSION } from './redact-secrets.js';
 
-export type ReadOutcome = { file: CandidateFile } | { excluded: ExcludedFile };
+/** `redacted`: kinds of credentials replaced in the file's content (see redact-secrets.ts). */
+export type ReadOutcome = { file: CandidateFile; redacted?: string[] } | { excluded: ExcludedFile };
 
 export interface ReadOptions {
   fs: CollectFs;
@@ -51,16 +53,21 @@ export async function readCandidate(path: string, options: ReadOptions): Promise
     const lineCount = countLines(bytes);
     const reason = contentExclusion({ path, bytes, lineCount, text: decoded }, options.rules);
     if (reason !== undefined) return exclude(reason);
-    const content = decoded();
+    let content = decoded();
+    let hash = createHash('sha256').update(bytes).digest('hex');
+    let redacted: string[] | undefined;
+    if (!options.rules.includeSecrets) {
+      const redaction = redactSecrets(content);
+      if (redaction.count > 0) {
+        content = redaction.text;
+        // Content-addressed caches key on this hash: a redacted file must not share entries with its raw bytes.
+        hash = createHash('sha256').update(`redacted-v${REDACTION_VERSION}\0${content}`).digest('hex');
+        redacted = redaction.kinds;
+      }
+    }
     return {
-      file: {
-        path,
-        content,
-        size: bytes.length,
-        mtimeMs: Math.floor(info.mtimeMs),
-        hash: createHash('sha256').update(bytes).digest('hex'),
-        lineCount,
-      },
+      file: { path, content, size: bytes.length, mtimeMs: Math.floor(info.mtimeMs), hash, lineCount },
+      ...(redacted ? { redacted } : {}),
     };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';

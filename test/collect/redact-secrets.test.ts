@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCollectStage } from '../../src/collect/collect-files.js';
+import { redactSecrets } from '../../src/collect/redact-secrets.js';
+import { ConfigSchema } from '../../src/config/schema.js';
+import { makeFixtureRepo, type Fixture } from '../helpers/fixture-repo.js';
+import { testContext } from '../helpers/fakes.js';
+
+/** Fake credentials, built by concatenation so this file itself never holds one. */
+const FAKE = {
+  aws: 'AKIA' + 'ABCDEFGHIJKLMNOP',
+  github: 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8',
+  slack: 'xoxb-' + '123456789012-abcdefghij',
+  openai: 'sk-' + 'proj-' + 'abcdefghijklmnopqrstuvwxyz0123456789',
+  google: 'AIza' + 'SyA1234567890abcdefghijklmnopqrstuv',
+  stripe: 'sk_live_' + 'abcdefghijklmnopqrstuvwx',
+  npm: 'npm_' + 'abcdefghijklmnopqrstuvwxyz0123456789',
+};
+
+describe('redactSecrets', () => {
+  it.each([
+    [FAKE.aws, 'aws-access-key-id'],
+    [FAKE.github, 'github-token'],
+    [FAKE.slack, 'slack-token'],
+    [FAKE.openai, 'openai-or-anthropic-key'],
+    [FAKE.google, 'google-api-key'],
+    [FAKE.stripe, 'stripe-live-key'],
+    [FAKE.npm, 'npm-token'],
+  ])('replaces %s with a marker naming its kind', (secret, kind) => {
+    const r = redactSecrets(`const token = "${secret}";\nexport default token;\n`);
+    expect(r.text).toBe(`const token = "[REDACTED ${kind}]";\nexport default token;\n`);
+    expect(r.kinds).toEqual([kind]);
+    expect(r.count).toBe(1);
+  });
+
+  it.each([
+    'const AKIA = "short";',
+    'function skipTask(sk) { return sk - 1; }',
+    'const key = process.env.API_KEY;',
+    'ghp is not a token; neither is xoxb alone',
+  ])('leaves ordinary code alone: %s', (code) => {
+    expect(redactSecrets(code)).toEqual({ text: code, kinds: [], count: 0 });
+  });
+});
+
+describe('collect redacts credentials in ordinary files', () => {
+  let repo: Fixture;
+  beforeAll(() => {
+    repo = makeFixtureRepo([{ date: '2026-01-01T00:00:00Z', files: { 'src/config.ts': `export const GITHUB = '${FAKE.github}';\nexport const region = 'eu';\n`, 'src/plain.ts': 'export const x = 1;\n' } }]);
+  });
+  afterAll(() => repo.cleanup());
+
+  it('keeps the file, replaces the token, changes its cache hash and warns', async () => {
+    const result = await createCollectStage()({ root: repo.root }, testContext());
+    const file = result.files.find((f) => f.path === 'src/config.ts')!;
+    expect(file.content).not.toContain(FAKE.github);
+    expect(file.content).toContain('[REDACTED github-token]');
+    expect(file.content).toContain("export const region = 'eu';");
+    expect(result.warnings.join('\n')).toMatch(/credentials redacted in 1 file: src\/config\.ts \(github-token\); set collect\.include_secrets: true/);
+
+    const raw = await createCollectStage()({ root: repo.root }, testContext({ config: ConfigSchema.parse({ collect: { include_secrets: true } }) }));
+    const rawFile = raw.files.find((f) => f.path === 'src/config.ts')!;
+    expect(rawFile.content).toContain(FAKE.github);
+    expect(rawFile.hash).not.toBe(file.hash);
+    expect(raw.warnings.join('\n')).not.toMatch(/redacted/);
+  });
+});
