@@ -1,3 +1,4 @@
+import { redactSecrets } from '../collect/redact-secrets.js';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, posix, relative, resolve, sep } from 'node:path';
 import { InputError } from '../errors.js';
@@ -63,7 +64,8 @@ export type RootReadResult = { kind: 'ok'; content: string } | { kind: 'missing'
  */
 export type ReadManifestFile = (path: string) => Promise<RootReadResult>;
 
-export function createRootReader(root: string): ReadManifestFile {
+export function createRootReader(root: string, options: { redactSecrets?: boolean } = {}): ReadManifestFile {
+  const redact = options.redactSecrets ?? true;
   let realRoot: Promise<string> | undefined;
   return async (path) => {
     realRoot ??= realpath(root);
@@ -71,7 +73,9 @@ export function createRootReader(root: string): ReadManifestFile {
     if (located.kind === 'missing') return located;
     const bytes = await readFile(located.real);
     if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { kind: 'missing', reason: UNREADABLE_REASONS.binary };
-    return { kind: 'ok', content: bytes.toString('utf8') };
+    const text = bytes.toString('utf8');
+    // A manifest asks for a file, not for the credentials pasted into it (collect.include_secrets keeps them).
+    return { kind: 'ok', content: redact ? redactSecrets(text).text : text };
   };
 }
 

@@ -71,6 +71,13 @@ describe('createRootReader (real files, symlinks)', () => {
     expect(await read('alias.ts')).toEqual({ kind: 'ok', content: 'export const a = 1;\n' });
   });
 
+  it('redacts credentials pasted into a file unless told to keep them', async () => {
+    const token = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+    fixture.write('src/config.ts', `export const TOKEN = '${token}';\n`);
+    expect(await createRootReader(fixture.root)('src/config.ts')).toEqual({ kind: 'ok', content: "export const TOKEN = '[REDACTED github-token]';\n" });
+    expect(await createRootReader(fixture.root, { redactSecrets: false })('src/config.ts')).toEqual({ kind: 'ok', content: `export const TOKEN = '${token}';\n` });
+  });
+
   it('reports missing files, directories and binary files instead of failing', async () => {
     const read = createRootReader(fixture.root);
     expect(await read('nope.md')).toEqual({ kind: 'missing', reason: 'not found' });

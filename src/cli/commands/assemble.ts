@@ -52,7 +52,7 @@ export const assembleCommand: Command = {
     const result = await assembleWorkingSet(
       manifest,
       { root, manifestPath, tokenizer, format },
-      { readFile: createRootReader(root), ...(useLevels ? { levels: createLevelsPort({ root, config, ctx: runContext }) } : {}) },
+      { readFile: createRootReader(root, { redactSecrets: !config.collect.include_secrets }), ...(useLevels ? { levels: createLevelsPort({ root, config, ctx: runContext }) } : {}) },
     );
 
     if (values['no-log'] !== true) {
