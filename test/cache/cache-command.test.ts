@@ -2,16 +2,10 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runMain } from '../../src/cli/main.js';
-import type { CliIo } from '../../src/cli/command.js';
+import { runCli } from '../helpers/fakes.js';
 
-async function run(argv: string[], cwd: string, env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), env: { AIWG_TOKENIZER: 'chars4', ...env }, cwd, isTTY: false };
-  const code = await runMain(argv, io);
-  return { code, stdout: out.join(''), stderr: err.join('') };
-}
+/** chars4 keeps these CLI tests fast; the tokenizers have their own tests. */
+const run = (argv: string[], cwd: string, env: Record<string, string> = {}) => runCli(argv, cwd, { AIWG_TOKENIZER: 'chars4', ...env });
 
 async function filledRepo() {
   const root = mkdtempSync(join(tmpdir(), 'aiwg-cache-cli-'));

@@ -1,14 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMain } from '../../src/cli/main.js';
-import type { CliIo } from '../../src/cli/command.js';
 import { parseBudgets, parseCommits, parseMethods } from '../../src/cli/commands/context-eval.js';
 import { makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
-
-function fakeIo(cwd: string): CliIo & { out: string[]; err: string[] } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { out, err, stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), env: {}, cwd, isTTY: false };
-}
+import { fakeIo } from '../helpers/fakes.js';
 
 describe('aiwg context-eval flags', () => {
   let dir: Fixture;

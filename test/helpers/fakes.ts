@@ -1,4 +1,6 @@
 import type { KeyValueCache, Reporter, RunContext } from '../../src/types.js';
+import type { CliIo } from '../../src/cli/command.js';
+import { runMain } from '../../src/cli/main.js';
 import { defaultConfig, type Config } from '../../src/config/schema.js';
 import { createChars4Tokenizer, type Tokenizer } from '../../src/tokenize/tokenizer.js';
 
@@ -39,4 +41,18 @@ export function testContext(overrides: { config?: Config; tokenizer?: Tokenizer;
     nowMs: overrides.nowMs ?? Date.UTC(2026, 0, 15),
     warnings: [],
   };
+}
+
+/** A CliIo that records what a command prints. */
+export function fakeIo(cwd: string, env: Record<string, string | undefined> = {}): CliIo & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), env, cwd, isTTY: false };
+}
+
+/** Run the CLI in-process with fake io: the exit code and everything printed. */
+export async function runCli(argv: string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const io = fakeIo(cwd, env);
+  const code = await runMain(argv, io);
+  return { code, stdout: io.out.join(''), stderr: io.err.join('') };
 }

@@ -2,15 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { runMain } from '../../src/cli/main.js';
-import type { CliIo } from '../../src/cli/command.js';
 import { makeFixtureRepo, type Fixture } from '../helpers/fixture-repo.js';
+import { fakeIo } from '../helpers/fakes.js';
 import { SERVICE_FILES, SERVICE_TASK } from './calibration-fixture.js';
-
-function fakeIo(cwd: string): CliIo & { out: string[]; err: string[] } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { out, err, stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), env: {}, cwd, isTTY: false };
-}
 
 // the command reads the real clock, so commit dates are relative to it
 const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();

@@ -2,8 +2,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runMain } from '../../src/cli/main.js';
-import type { CliIo } from '../../src/cli/command.js';
+import { runCli } from '../helpers/fakes.js';
 
 const SOURCE = `/** Parses durations like "5m". */\nexport function parseDuration(text: string): number {\n  const n = Number(text.slice(0, -1));\n  const unit = text.at(-1);\n  return unit === 'm' ? n * 60 : n;\n}\n\nexport const SECOND = 1;\n`;
 
@@ -14,13 +13,8 @@ function repo() {
   return root;
 }
 
-async function run(argv: string[], cwd: string, env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), env: { AIWG_TOKENIZER: 'chars4', ...env }, cwd, isTTY: false };
-  const code = await runMain(argv, io);
-  return { code, stdout: out.join(''), stderr: err.join('') };
-}
+/** chars4 keeps these CLI tests fast; the tokenizers have their own tests. */
+const run = (argv: string[], cwd: string, env: Record<string, string> = {}) => runCli(argv, cwd, { AIWG_TOKENIZER: 'chars4', ...env });
 
 describe('aiwg summarize', () => {
   it('--json gives exactly {path, level, tokens, content, cached}, and the second run is cached', async () => {
