@@ -1,3 +1,4 @@
+import { plural } from '../util/format.js';
 import type { AllocatedFile, ExcludedFile, FactorName, RunContext, TierAllocation, TierName } from '../types.js';
 import type { AllocateInput, AllocateResult, AllocateStage } from '../stages.js';
 import { FACTOR_NAMES } from '../types.js';
@@ -219,6 +220,3 @@ function historyWarnings(total: number, kept: HistoryItem[], invalid: number): s
   return warnings;
 }
 
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}

@@ -1,3 +1,5 @@
+import { formatCount as fmt } from '../util/format.js';
+export { fmt };
 import type { OverflowStrategy } from '../config/schema.js';
 import type { RenderFormat } from '../stages.js';
 import type { Tokenizer } from '../tokenize/tokenizer.js';
@@ -150,6 +152,3 @@ export function chosenCost(candidates: readonly Candidate[], choice: Choice): nu
   );
 }
 
-export function fmt(n: number): string {
-  return n.toLocaleString('en-US');
-}

@@ -1,3 +1,4 @@
+import { formatCount as fmt } from '../util/format.js';
 import type { BudgetRecord } from '../record/record-schema.js';
 import { TIER_NAMES, type TierName } from '../config/schema.js';
 
@@ -85,9 +86,6 @@ function renderTable(rows: string[][], header = ['File', 'Level', 'Tokens', 'Rel
   return out;
 }
 
-function fmt(n: number): string {
-  return n.toLocaleString('en-US');
-}
 
 function pct(part: number, whole: number): string {
   return whole === 0 ? '0%' : `${Math.round((part / whole) * 100)}%`;

@@ -1,3 +1,5 @@
+import { formatCount as fmt } from '../util/format.js';
+export { fmt };
 import { LEVELS, TIER_NAMES, type Level, type TierName } from '../config/schema.js';
 import type { BudgetRecord } from './record-schema.js';
 
@@ -226,9 +228,6 @@ export function pct(ratio: number): string {
   return `${(ratio * 100).toFixed(1).replace(/\.0$/, '')}%`;
 }
 
-export function fmt(n: number): string {
-  return n.toLocaleString('en-US');
-}
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

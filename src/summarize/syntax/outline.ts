@@ -1,3 +1,4 @@
+import { plural } from '../../util/format.js';
 import type { Tree } from 'web-tree-sitter';
 import { namedChildrenOf, type LanguageSpec, type SyntaxNode } from '../languages/types.js';
 import type { OutlineItem } from '../outline/types.js';
@@ -273,8 +274,4 @@ function groupAdjacent(comments: SyntaxNode[]): SyntaxNode[][] {
 /** A string standing alone as a statement: Python docstrings. */
 function isDocString(node: SyntaxNode): boolean {
   return node.type === 'expression_statement' && node.namedChildCount === 1 && node.firstNamedChild?.type === 'string';
-}
-
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
