@@ -1,31 +1,18 @@
-import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { runBin as aiwg } from '../helpers/run-bin.js';
 import { makeFixtureRepo, makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
 import { createTokenizer } from '../../src/tokenize/tokenizer.js';
 import { TIER_NAMES } from '../../src/config/schema.js';
 import type { BudgetRecord } from '../../src/record/record-schema.js';
 
-const run = promisify(execFile);
-const BIN = resolve('bin/aiwg.js');
 const schema = JSON.parse(readFileSync(resolve('schemas/budget-record.schema.json'), 'utf8'));
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 addFormats.default(ajv);
 const validate = ajv.compile(schema);
-
-async function aiwg(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run('node', [BIN, ...args], { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 /** A small service with an auth module, its test, docs and config; dates fixed for recency. */
 function authRepo(): Fixture {

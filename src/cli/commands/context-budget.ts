@@ -13,6 +13,9 @@ import { budgetFlags, BUDGET_FLAG_HELP, BUDGET_FLAG_OPTIONS, parseFormat } from 
 import type { HistoryMessage } from '../../stages.js';
 import { tierPercentages } from '../../config/schema.js';
 
+/** `--output -`: the context on stdout instead of a file (the Unix convention). */
+const STDOUT_PATH = '-';
+
 /** `aiwg context-budget <task>`: the main door. */
 export const contextBudgetCommand: Command = {
   name: 'context-budget',
@@ -32,7 +35,7 @@ export const contextBudgetCommand: Command = {
   help: {
     ...BUDGET_FLAG_HELP,
     '--json': 'print exactly one JSON budget record on stdout (logs go to stderr)',
-    '--output FILE': 'write the assembled context to FILE (never over the available budget)',
+    '--output FILE': 'write the assembled context to FILE, or to stdout with "-" (the report then goes to stderr; not with --json)',
     '--format F': 'format of the assembled context: xml (default), markdown or json',
     '--no-record': 'do not write the record to .aiwg/rag/budget-records/ nor the log line',
     '--history FILE': 'conversation history (JSON, JSONL or text) for the history tier',
@@ -44,6 +47,10 @@ export const contextBudgetCommand: Command = {
     if (positionals.length === 0 || task.trim() === '') {
       throw new UsageError('a task is required: aiwg context-budget "describe the change you want to make"');
     }
+    const toStdout = values.output === STDOUT_PATH;
+    if (toStdout && values.json === true) {
+      throw new UsageError('--output - and --json both want stdout: drop --json to get the context, or write the context to a file with --output FILE');
+    }
     const root = await resolveRoot(values.root, io.cwd);
     const { config } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile: optionalString(values.config, io.cwd), cwd: io.cwd });
     const format = parseFormat(values.format);
@@ -53,11 +60,21 @@ export const contextBudgetCommand: Command = {
     const result = await runContextBudget({ task, root, config, history, format, reporter });
     const { record } = result;
 
-    if (typeof values.output === 'string') await writeFileAtomic(resolveFromCwd(values.output, io.cwd), result.rendered);
+    if (typeof values.output === 'string' && !toStdout) await writeFileAtomic(resolveFromCwd(values.output, io.cwd), result.rendered);
     if (values['no-record'] !== true) await writeRecord(record, { root });
 
-    if (values.json === true) io.stdout(`${JSON.stringify(record, null, 2)}\n`);
-    else io.stdout(renderAllocationReport(record, { showExcluded: values['show-allocation'] === true, percentages: tierPercentages(config) }));
+    if (values.json === true) {
+      io.stdout(`${JSON.stringify(record, null, 2)}\n`);
+      return 0;
+    }
+    const report = renderAllocationReport(record, { showExcluded: values['show-allocation'] === true, percentages: tierPercentages(config) });
+    // stdout carries only the result: with `--output -` that is the context, so the report moves to stderr.
+    if (toStdout) {
+      io.stdout(result.rendered);
+      io.stderr(report);
+    } else {
+      io.stdout(report);
+    }
     return 0;
   },
 };
