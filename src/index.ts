@@ -74,7 +74,8 @@ export { bm25Rank, packInRankOrder, runBaseline, loadBaselineDocs, createBaselin
 export { withWorktree } from './eval/worktree.js';
 export { renderEvalReport } from './eval/render-eval.js';
 export { allocateContext } from './allocate/allocate-context.js';
-export { assignTiers, startingLevels, CALIBRATION_MIN_ALIGNMENT, FILE_TIERS, type FileTier, type TieredFile, type Tiering } from './allocate/tiers.js';
+export { assignTiers, tierOf, startingLevels, CALIBRATION_MIN_ALIGNMENT, FILE_TIERS, type FileTier, type TieredFile, type Tiering, type TierVerdict } from './allocate/tiers.js';
+export { buildTaskFacts, requireTask, type TaskFacts } from './scoring/task-facts.js';
 export { buildCandidate, levelOption, optionValue, LEVEL_USEFULNESS, type Candidate, type LevelOption } from './allocate/candidates.js';
 export { planTierBudgets, type TierBudgetInput, type TierBudgets } from './allocate/budgets.js';
 export { degradeGreedy, prioritizeGreedy } from './allocate/degrade-greedy.js';
@@ -104,7 +105,6 @@ export {
   mentionDensitySignal,
   dependencyDepthSignal,
   fileTypeSignal,
-  mentionedInTask,
   seedFiles,
   RECENCY_FLOOR,
   MENTION_FLOOR,
@@ -115,10 +115,10 @@ export { scoreBm25, type Bm25Document, type Bm25Options, type Bm25Result } from 
 export { extractTerms, splitIdentifier, pathTerms, stem } from './scoring/terms.js';
 export { classifyPath, classifyFiles, createClassifier } from './scoring/classify.js';
 export { globToRegExp, createGlobMatcher } from './scoring/glob.js';
-export { keywordAlignment, calibrateSemantic, fuseAlignment, shapeAlignment, namedInTask, promoteNamed } from './scoring/alignment.js';
+export { keywordAlignment, calibrateSemantic, fuseAlignment, shapeAlignment, promoteNamed } from './scoring/alignment.js';
 export { buildImportGraph, distancesFrom, LANGUAGES as IMPORT_LANGUAGES, type ImportGraph, type LanguageSupport as ImportLanguageSupport } from './scoring/import-graph/index.js';
-export { explainScore, tierOf, renderExplanation, type ScoreExplanation, type FactorExplanation } from './scoring/explain.js';
-export { scoreOneFile, type ScoreOneFileOptions, type ScoreOneFileDeps, type ScoreOneFileResult } from './scoring/score-one-file.js';
+export { explainScore, renderExplanation, type ScoreExplanation, type FactorExplanation } from './scoring/explain.js';
+export { scoreOneFile, type ScoreOneFileOptions, type ScoreOneFileResult } from './context-score.js';
 export { defaultEmbedderFactory, bindSemanticAlignment, type EmbedderFactory, type SemanticAlignment, type SemanticScores } from './scoring/semantic-adapter.js';
 export { createEmbedder, loadTransformersEmbedder, EMBED_BATCH_SIZE, type CreateEmbedderOptions, type TransformersEmbedderOptions } from './scoring/semantic/embedder.js';
 export { semanticAlignment, fileSimilarity, type SemanticAlignmentDeps, type SemanticAlignmentResult } from './scoring/semantic/semantic-alignment.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Config, Reporter, RunContext, ScoredFile, TierName } from './types.js';
+import type { CollectResult, Config, Reporter, RunContext, ScoredFile, TierName } from './types.js';
 import type {
   AllocateStage,
   BudgetPlan,
@@ -7,6 +7,7 @@ import type {
   HistoryMessage,
   LevelsStage,
   RenderFormat,
+  ScoreResult,
   ScoreStage,
 } from './stages.js';
 import { tierPercentages, TIER_NAMES } from './config/schema.js';
@@ -18,7 +19,8 @@ import { allocateContext } from './allocate/allocate-context.js';
 import { buildRecord } from './record/build-record.js';
 import type { BudgetRecord } from './record/record-schema.js';
 import { silentReporter } from './util/reporter.js';
-import { UsageError } from './errors.js';
+import { buildTaskFacts, requireTask, type TaskFacts } from './scoring/task-facts.js';
+import { assignTiers, tieredPaths, type Tiering } from './allocate/tiers.js';
 
 /** Ports and stages of one run. Tests override any of them. */
 export interface PipelineDeps {
@@ -48,6 +50,38 @@ export interface PipelineResult {
   scored: ScoredFile[];
 }
 
+/** What the first half of a task-driven run knows: the candidates, the task read against them, scores and tiers. */
+export interface ScoredTask {
+  collected: CollectResult;
+  facts: TaskFacts;
+  scoring: ScoreResult;
+  /** The one tier rule (src/allocate/tiers.ts) over `scoring.files`. */
+  tiering: Tiering;
+}
+
+/** Times a step of a run (the pipeline records stage timings); the identity when nobody times. */
+export type StepTimer = <T>(name: string, fn: () => Promise<T> | T) => Promise<T>;
+const untimed: StepTimer = async (_name, fn) => fn();
+
+/** How context-budget names a missing task: the one message of `requireTask`. */
+export const CONTEXT_BUDGET_TASK = { what: 'a task', example: 'aiwg context-budget "fix the retry loop in the http client"' } as const;
+
+/**
+ * collect -> task facts -> score -> tiers: the first half of context-budget, and all of
+ * context-score, so both see the same scores and the same tiers.
+ */
+export async function scoreTask(
+  input: { task: string; root: string },
+  ctx: RunContext,
+  deps: Pick<PipelineDeps, 'collect' | 'score'>,
+  time: StepTimer = untimed,
+): Promise<ScoredTask> {
+  const collected = await time('collect', () => deps.collect({ root: input.root }, ctx));
+  const facts = buildTaskFacts(input.task, collected.files.map((f) => f.path));
+  const scoring = await time('score', () => deps.score({ task: input.task, collected, facts }, ctx));
+  return { collected, facts, scoring, tiering: assignTiers(scoring.files, ctx.config) };
+}
+
 /** Build the default stages for a config: real fs, git, embedder and caches. */
 export function defaultDeps(config: Config, root: string): PipelineDeps {
   return {
@@ -67,10 +101,10 @@ export function defaultDeps(config: Config, root: string): PipelineDeps {
  */
 export async function runContextBudget(options: PipelineOptions, overrides: Partial<PipelineDeps> = {}): Promise<PipelineResult> {
   const { task, root, config } = options;
-  if (task.trim() === '') throw new UsageError('the task is empty: describe the change, e.g. aiwg context-budget "fix the retry loop in the http client"');
+  requireTask(task, CONTEXT_BUDGET_TASK);
   const deps: PipelineDeps = { ...defaultDeps(config, root), ...overrides };
   const timings: Record<string, number> = {};
-  const time = async <T>(name: string, fn: () => Promise<T> | T): Promise<T> => {
+  const time: StepTimer = async (name, fn) => {
     const started = performance.now();
     try {
       return await fn();
@@ -90,17 +124,15 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   };
   const plan = planBudget(config);
 
-  const collected = await time('collect', () => deps.collect({ root }, ctx));
-  const scored = await time('score', () => deps.score({ task, collected }, ctx));
-  const minimum = config.relevance_scoring.thresholds.include_minimum;
-  const wanted = new Set(scored.files.filter((f) => f.relevance >= minimum || f.mentionedInTask).map((f) => f.path));
+  const { collected, scoring: scored, tiering } = await scoreTask({ task, root }, ctx, deps, time);
+  const wanted = tieredPaths(tiering);
   const lastModifiedMs = new Map(collected.files.map((f) => [f.path, collected.git.lastCommitMs.get(f.path) ?? f.mtimeMs]));
   const levels = await time('summarize', () =>
     deps.levels({ root, files: collected.files.filter((f) => wanted.has(f.path)), lastModifiedMs }, ctx),
   );
   const allocation = await time('allocate', () =>
     deps.allocate(
-      { task, root, scored: scored.files, levels, history: options.history ?? [], plan, format: options.format ?? 'xml' },
+      { task, root, scored: scored.files, tiering, levels, history: options.history ?? [], plan, format: options.format ?? 'xml' },
       ctx,
     ),
   );

@@ -10,6 +10,8 @@ import type {
   TierName,
 } from './types.js';
 import type { ScoringMethod } from './config/schema.js';
+import type { TaskFacts } from './scoring/task-facts.js';
+import type { Tiering } from './allocate/tiers.js';
 
 /**
  * The contracts between the stages of the pipeline:
@@ -26,6 +28,8 @@ export type CollectStage = (input: CollectInput, ctx: RunContext) => Promise<Col
 export interface ScoreInput {
   task: string;
   collected: CollectResult;
+  /** The run's task facts over `collected.files`; built by the stage when absent. */
+  facts?: TaskFacts;
 }
 export interface ScoreResult {
   /** Sorted by relevance descending, ties by path ascending. */
@@ -85,6 +89,8 @@ export interface AllocateInput {
   root: string;
   /** Sorted as the score stage returned them. */
   scored: ScoredFile[];
+  /** The tier rule's verdict over `scored` when the caller already has it (the pipeline does); else computed here. */
+  tiering?: Tiering;
   levels: Map<string, LevelContent[]>;
   history: HistoryMessage[];
   plan: BudgetPlan;

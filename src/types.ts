@@ -1,5 +1,6 @@
 import type { Config, FileCategory, Level, TierName } from './config/schema.js';
 import type { Tokenizer } from './tokenize/tokenizer.js';
+import type { TaskFacts } from './scoring/task-facts.js';
 
 export type { Config, FileCategory, Level, TierName } from './config/schema.js';
 export type { Tokenizer, TokenizerId } from './tokenize/tokenizer.js';
@@ -76,6 +77,8 @@ export interface ScoredFile {
 /** Input every scoring signal receives. Pure data; I/O happened before. */
 export interface SignalInput {
   task: string;
+  /** The task read once for the run (terms, @-references, named files): signals never re-parse `task`. */
+  facts: TaskFacts;
   files: CandidateFile[];
   git: GitFacts;
   /** Epoch ms of "now" from the injected clock. */

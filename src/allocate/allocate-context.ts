@@ -35,7 +35,7 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
   getOutputFormat(format);
   const warnings: string[] = [];
 
-  const tiering = assignTiers(input.scored, config);
+  const tiering = input.tiering ?? assignTiers(input.scored, config);
   warnings.push(...tiering.notes);
   const starts = startingLevels(config);
   const excluded: ExcludedFile[] = [...tiering.excluded];

@@ -11,6 +11,8 @@ export interface TieredFile {
   tier: FileTier;
   /** relevance, lifted to primary_threshold for files the task @-mentions. */
   weight: number;
+  /** Why the rule put it there: the threshold crossed, the @-mention, or the calibration guard. */
+  reason: string;
 }
 
 export interface Tiering {
@@ -19,6 +21,12 @@ export interface Tiering {
   /** Files under include_minimum, with the reason. */
   excluded: ExcludedFile[];
   notes: string[];
+}
+
+/** Where the tier rule puts one file, as `aiwg context-score` explains it. */
+export interface TierVerdict {
+  tier: FileTier | 'excluded';
+  reason: string;
 }
 
 /**
@@ -30,9 +38,11 @@ export interface Tiering {
 export const CALIBRATION_MIN_ALIGNMENT = 0.5;
 
 /**
- * Bucket scored files into tiers by the thresholds of spec 003: relevance >= primary_threshold
- * is primary, >= supporting_threshold supporting, >= include_minimum reference, below excluded.
- * A file the task @-mentions is primary whatever its score.
+ * The one tier rule, used by context-budget (allocation) and context-score (explanation) alike.
+ * Pure: scored files and config in, tiers out. Spec 003's thresholds: relevance >=
+ * primary_threshold is primary, >= supporting_threshold supporting, >= include_minimum reference,
+ * below excluded. A file the task @-mentions (TaskFacts.mentioned, carried as
+ * ScoredFile.mentionedInTask) is primary whatever its score. Then the calibration guard.
  */
 export function assignTiers(scored: readonly ScoredFile[], config: Config): Tiering {
   const { include_minimum, primary_threshold, supporting_threshold } = config.relevance_scoring.thresholds;
@@ -43,13 +53,13 @@ export function assignTiers(scored: readonly ScoredFile[], config: Config): Tier
 
   for (const file of ranked) {
     if (file.mentionedInTask) {
-      tiers.primary.push({ file, tier: 'primary', weight: Math.max(file.relevance, primary_threshold) });
+      tiers.primary.push({ file, tier: 'primary', weight: Math.max(file.relevance, primary_threshold), reason: 'the task @-mentions it' });
     } else if (file.relevance >= primary_threshold) {
-      tiers.primary.push({ file, tier: 'primary', weight: file.relevance });
+      tiers.primary.push({ file, tier: 'primary', weight: file.relevance, reason: `relevance >= primary_threshold ${primary_threshold}` });
     } else if (file.relevance >= supporting_threshold) {
-      tiers.supporting.push({ file, tier: 'supporting', weight: file.relevance });
+      tiers.supporting.push({ file, tier: 'supporting', weight: file.relevance, reason: `relevance >= supporting_threshold ${supporting_threshold}` });
     } else if (file.relevance >= include_minimum) {
-      tiers.reference.push({ file, tier: 'reference', weight: file.relevance });
+      tiers.reference.push({ file, tier: 'reference', weight: file.relevance, reason: `relevance >= include_minimum ${include_minimum}` });
     } else {
       excluded.push({ path: file.path, relevance_score: file.relevance, reason: `relevance ${fixed(file.relevance)} below include_minimum ${fixed(include_minimum)}` });
     }
@@ -58,13 +68,33 @@ export function assignTiers(scored: readonly ScoredFile[], config: Config): Tier
   const top = tiers.supporting[0];
   if (tiers.primary.length === 0 && top && top.file.factors.task_alignment.score >= CALIBRATION_MIN_ALIGNMENT) {
     tiers.supporting.shift();
-    tiers.primary.push({ ...top, tier: 'primary' });
+    const alignment = fixed(top.file.factors.task_alignment.score);
+    tiers.primary.push({
+      ...top,
+      tier: 'primary',
+      reason: `calibration guard: no file reached primary_threshold ${primary_threshold}; the top-ranked file has task_alignment ${alignment} >= ${CALIBRATION_MIN_ALIGNMENT}`,
+    });
     notes.push(
-      `no file reached primary_threshold ${fixed(primary_threshold)}: promoted ${top.file.path} (relevance ${fixed(top.file.relevance)}, task_alignment ${fixed(top.file.factors.task_alignment.score)}) to primary`,
+      `no file reached primary_threshold ${fixed(primary_threshold)}: promoted ${top.file.path} (relevance ${fixed(top.file.relevance)}, task_alignment ${alignment}) to primary`,
     );
   }
   for (const tier of Object.values(tiers)) tier.sort((a, b) => b.weight - a.weight || comparePaths(a.file.path, b.file.path));
   return { tiers, excluded, notes };
+}
+
+/** The verdict of the tier rule for one path of a tiering; null when the path was not scored. */
+export function tierOf(tiering: Tiering, path: string): TierVerdict | null {
+  for (const tier of FILE_TIERS) {
+    const found = tiering.tiers[tier].find((f) => f.file.path === path);
+    if (found) return { tier, reason: found.reason };
+  }
+  const excluded = tiering.excluded.find((e) => e.path === path);
+  return excluded ? { tier: 'excluded', reason: excluded.reason } : null;
+}
+
+/** Paths the tier rule keeps (every tier, none excluded): the files whose levels a run needs. */
+export function tieredPaths(tiering: Tiering): Set<string> {
+  return new Set(FILE_TIERS.flatMap((tier) => tiering.tiers[tier].map((f) => f.file.path)));
 }
 
 /** The level each tier starts at (spec 003 `use_when`), read from the configured use_when texts. */

@@ -1,14 +1,13 @@
 import { UsageError } from '../errors.js';
 import type { ContextRequest } from './ports.js';
+import { requireTask } from '../scoring/task-facts.js';
 
 /**
  * Checks every adapter applies the same way, so a caller switching backends sees the same
  * errors. Returns the request's maxTokens (undefined when absent).
  */
 export function checkRequest(request: ContextRequest): number | undefined {
-  if (typeof request.task !== 'string' || request.task.trim() === '') {
-    throw new UsageError('buildContext: the task is empty: describe the change, e.g. "fix the retry loop in the http client"');
-  }
+  requireTask(request.task, { what: 'buildContext: request.task', example: '{ mode: "task", task: "fix the retry loop in the http client" }' });
   return checkMaxTokens(request.maxTokens, 'buildContext: maxTokens');
 }
 

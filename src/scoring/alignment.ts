@@ -1,7 +1,6 @@
 import type { CandidateFile } from '../types.js';
 import { scoreBm25 } from './bm25.js';
 import { clamp01 } from './numbers.js';
-import { buildPathIndex, findPathLikeWords, resolveReference } from './references.js';
 
 /**
  * Task alignment, pure: BM25 keyword strength, semantic similarity, their fusion, and the
@@ -42,8 +41,9 @@ export interface KeywordAlignment {
   queryTerms: string[];
 }
 
-export function keywordAlignment(task: string, files: CandidateFile[]): KeywordAlignment {
-  const { scores: raw, queryTerms, idealScore } = scoreBm25(files, task);
+/** `query`: the task text, or its terms (TaskFacts.terms). */
+export function keywordAlignment(query: string | readonly string[], files: CandidateFile[]): KeywordAlignment {
+  const { scores: raw, queryTerms, idealScore } = scoreBm25(files, query);
   let best = 0;
   for (const s of raw.values()) best = Math.max(best, s);
   const denominator = Math.max(best, KEYWORD_FLOOR_FRACTION * idealScore);
@@ -115,20 +115,6 @@ export function shapeAlignment(ratios: Map<string, number>): Map<string, number>
   const out = new Map<string, number>();
   for (const [p, r] of ratios) out.set(p, Math.min(1, clamp01(r) / TOP_BAND) ** ALIGNMENT_GAMMA);
   return out;
-}
-
-/**
- * Files the task names exactly: a full root-relative path, a unique path suffix, or a unique
- * file name with its extension (`http-client.ts`). Ambiguous names promote nothing.
- */
-export function namedInTask(task: string, paths: string[]): Set<string> {
-  const index = buildPathIndex(paths);
-  const named = new Set<string>();
-  for (const word of findPathLikeWords(task)) {
-    const r = resolveReference(word.replace(/^@/, ''), index);
-    if (r.kind === 'file') named.add(r.path);
-  }
-  return named;
 }
 
 /** Named files get 1; everyone else is capped just below them. */

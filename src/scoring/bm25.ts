@@ -1,4 +1,4 @@
-import { extractTerms, pathTerms } from './terms.js';
+import { extractTerms, pathTerms, queryTerms as queryTermsOf } from './terms.js';
 
 /**
  * Okapi BM25 over a file's content and its path (a BM25F-style merge: path terms count
@@ -41,9 +41,10 @@ const MIN_PREFIX = 3;
 /** Content beyond this many characters is not indexed (huge generated files, minified blobs). */
 export const MAX_INDEXED_CHARS = 400_000;
 
-export function scoreBm25(docs: Bm25Document[], query: string, options: Bm25Options = {}): Bm25Result {
+/** `query` is a text, or its terms already extracted by `queryTerms` (a run's TaskFacts.terms). */
+export function scoreBm25(docs: Bm25Document[], query: string | readonly string[], options: Bm25Options = {}): Bm25Result {
   const { k1, b, pathWeight } = { ...DEFAULTS, ...options };
-  const queryTerms = [...new Set(extractTerms(query))].sort();
+  const queryTerms = typeof query === 'string' ? queryTermsOf(query) : [...query];
   const scores = new Map<string, number>();
   if (queryTerms.length === 0 || docs.length === 0) return { scores, queryTerms, idealScore: 0 };
 

@@ -1,8 +1,9 @@
 import { posix } from 'node:path';
-import type { Config, FactorName, ScoredFile, TierName } from '../types.js';
+import type { Config, FactorName, ScoredFile } from '../types.js';
 import { FACTOR_NAMES } from '../types.js';
 import type { ScoreResult } from '../stages.js';
 import { round6 } from './numbers.js';
+import type { TierVerdict } from '../allocate/tiers.js';
 
 /** One factor of one file, as `aiwg context-score` shows it. */
 export interface FactorExplanation {
@@ -22,9 +23,9 @@ export interface ScoreExplanation {
   embeddingModel: string | null;
   factors: FactorExplanation[];
   relevance: number;
-  /** Where the thresholds put it; `excluded` below include_minimum. */
-  tier: Exclude<TierName, 'history'> | 'excluded';
-  /** Why: the threshold crossed, or the task @-mention that promotes it. */
+  /** Where the tier rule (src/allocate/tiers.ts, the one context-budget uses) puts it. */
+  tier: TierVerdict['tier'];
+  /** Why: the threshold crossed, the task @-mention, or the calibration guard. */
   tierReason: string;
   mentionedInTask: boolean;
   /** 1-based rank among all candidates, and their number. */
@@ -34,9 +35,9 @@ export interface ScoreExplanation {
 
 /**
  * Explain one scored file: each factor's raw value, normalised score, weight and
- * contribution, and the tier the thresholds give it. Pure.
+ * contribution, and the verdict of the tier rule (`tierOf` over the run's tiering). Pure.
  */
-export function explainScore(path: string, result: ScoreResult, config: Config): ScoreExplanation | null {
+export function explainScore(path: string, result: ScoreResult, config: Config, verdict: TierVerdict): ScoreExplanation | null {
   const index = result.files.findIndex((f) => f.path === path);
   const file = result.files[index];
   if (file === undefined) return null;
@@ -46,7 +47,7 @@ export function explainScore(path: string, result: ScoreResult, config: Config):
     const weight = weights[name].weight;
     return { name, raw: f.raw, score: f.score, weight, contribution: round6(weight * f.score), detail: f.detail ?? '' };
   });
-  const { tier, reason } = tierOf(file, config);
+  const { tier, reason } = verdict;
   return {
     path: file.path,
     category: file.category,
@@ -60,16 +61,6 @@ export function explainScore(path: string, result: ScoreResult, config: Config):
     rank: index + 1,
     candidates: result.files.length,
   };
-}
-
-/** The tier spec 003's thresholds give a relevance score (task @-mentions go to primary). */
-export function tierOf(file: Pick<ScoredFile, 'relevance' | 'mentionedInTask'>, config: Config): { tier: ScoreExplanation['tier']; reason: string } {
-  const t = config.relevance_scoring.thresholds;
-  if (file.mentionedInTask) return { tier: 'primary', reason: 'the task @-mentions it' };
-  if (file.relevance >= t.primary_threshold) return { tier: 'primary', reason: `relevance >= primary_threshold ${t.primary_threshold}` };
-  if (file.relevance >= t.supporting_threshold) return { tier: 'supporting', reason: `relevance >= supporting_threshold ${t.supporting_threshold}` };
-  if (file.relevance >= t.include_minimum) return { tier: 'reference', reason: `relevance >= include_minimum ${t.include_minimum}` };
-  return { tier: 'excluded', reason: `relevance < include_minimum ${t.include_minimum}` };
 }
 
 /** Plain-text rendering for the terminal. */

@@ -5,7 +5,8 @@ import { resolveCacheDir } from '../cache/cache-dir.js';
 import { classifyFiles } from './classify.js';
 import { round6 } from './numbers.js';
 import { bindSemanticAlignment, defaultEmbedderFactory, type EmbedderFactory } from './semantic-adapter.js';
-import { defaultSignals, mentionedInTask, MENTION_FLOOR, RECENCY_FLOOR, type SemanticOutcome } from './signals/index.js';
+import { defaultSignals, MENTION_FLOOR, RECENCY_FLOOR, type SemanticOutcome } from './signals/index.js';
+import { buildTaskFacts } from './task-facts.js';
 
 export interface ScoreStageOptions {
   /** Repository root: where the embedding caches and the ANN index live. */
@@ -36,8 +37,9 @@ export const NEUTRAL_FACTOR: Record<FactorName, number> = {
  * with the configured weights. Files come back sorted by relevance, ties by path.
  */
 export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDeps = {}): ScoreStage {
-  return async ({ task, collected }, ctx) => {
+  return async ({ task, collected, facts: given }, ctx) => {
     const { files, git } = collected;
+    const facts = given ?? buildTaskFacts(task, files.map((f) => f.path));
     const config = ctx.config;
     const method = config.relevance_scoring.scoring_method;
     const categories = classifyFiles(files.map((f) => f.path), config);
@@ -56,7 +58,7 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     }
 
     const prior = new Map<string, Partial<FactorScores>>(files.map((f) => [f.path, {}]));
-    const input: SignalInput = { task, files, git, nowMs: ctx.nowMs, prior, categories };
+    const input: SignalInput = { task, facts, files, git, nowMs: ctx.nowMs, prior, categories };
     const signalDeps: SignalDeps = embedder ? { embedder } : {};
     for (const [i, signal] of signals.entries()) {
       ctx.reporter.progress('scoring', i, signals.length);
@@ -68,7 +70,6 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     }
     ctx.reporter.progress('scoring', signals.length, signals.length);
 
-    const inTask = mentionedInTask(task, files);
     const scored: ScoredFile[] = files.map((f) => {
       const factors = completeFactors(prior.get(f.path) ?? {});
       return {
@@ -76,7 +77,7 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
         category: categories.get(f.path) ?? 'documentation',
         factors,
         relevance: composite(factors, config),
-        mentionedInTask: inTask.has(f.path),
+        mentionedInTask: facts.mentioned.has(f.path),
       };
     });
     scored.sort(compareScored);

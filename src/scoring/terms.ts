@@ -79,6 +79,11 @@ export function extractTerms(text: string): string[] {
   return terms;
 }
 
+/** The distinct terms of a query, sorted: what BM25 searches for. */
+export function queryTerms(text: string): string[] {
+  return [...new Set(extractTerms(text))].sort();
+}
+
 /** Terms of a root-relative path: every directory and file-name part, extension dropped. */
 export function pathTerms(path: string): string[] {
   const withoutExt = path.replace(/\.[A-Za-z0-9]+$/, '');

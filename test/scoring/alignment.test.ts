@@ -3,7 +3,6 @@ import {
   calibrateSemantic,
   fuseAlignment,
   keywordAlignment,
-  namedInTask,
   promoteNamed,
   shapeAlignment,
   NAMED_OTHERS_CAP,
@@ -26,18 +25,7 @@ const files = candidates({
 });
 const paths = files.map((f) => f.path);
 
-describe('namedInTask (exact-name promotion)', () => {
-  it.each([
-    ['fix the bug in src/db/pool.ts', ['src/db/pool.ts']],
-    ['fix the bug in pool.ts please', ['src/db/pool.ts']],
-    ['see db/pool.ts and retry-policy.ts.', ['src/db/pool.ts', 'src/http/retry-policy.ts']],
-    ['what does index.ts export', []],
-    ['src/index.ts re-exports too much', ['src/index.ts']],
-    ['../outside.ts and /etc/passwd', []],
-  ])('%s -> %j', (task, expected) => {
-    expect([...namedInTask(task, paths)].sort()).toEqual(expected);
-  });
-
+describe('promoteNamed (exact-name promotion)', () => {
   it('promotes named files to 1 and caps every other file below them', () => {
     const promoted = promoteNamed(new Map([['src/http/client.ts', 1], ['src/db/pool.ts', 0.2]]), new Set(['src/db/pool.ts']), paths);
     expect(promoted.get('src/db/pool.ts')).toBe(1);

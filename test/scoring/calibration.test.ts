@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createScoreStage } from '../../src/scoring/score-files.js';
-import { tierOf } from '../../src/scoring/explain.js';
+import { assignTiers, tierOf } from '../../src/allocate/tiers.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { testContext } from '../helpers/fakes.js';
 import { candidates, DAY_MS, gitFacts } from './helpers.js';
@@ -19,10 +19,11 @@ async function scoreService(options: { task?: string; dirty?: string[]; ageDays?
     { task: options.task ?? SERVICE_TASK, collected: { root: '/repo', files, excluded: [], git: gitFacts(commits, options.dirty ?? []), warnings: [] } },
     ctx,
   );
+  const tiering = assignTiers(result.files, config);
   const tier = (path: string) => {
-    const file = result.files.find((f) => f.path === path);
-    if (!file) throw new Error(`no score for ${path}`);
-    return tierOf(file, config).tier;
+    const verdict = tierOf(tiering, path);
+    if (!verdict) throw new Error(`no score for ${path}`);
+    return verdict.tier;
   };
   return { result, tier, ctx };
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { CandidateFile, FileCategory, GitFacts, SignalInput } from '../../src/types.js';
 import { defaultConfig, type Config } from '../../src/config/schema.js';
 import { classifyFiles } from '../../src/scoring/classify.js';
+import { buildTaskFacts } from '../../src/scoring/task-facts.js';
 
 /** In-memory candidate files from a path -> content table. */
 export function candidates(files: Record<string, string>, mtimeMs = Date.UTC(2026, 0, 1)): CandidateFile[] {
@@ -27,8 +28,10 @@ export function signalInput(
   options: { task?: string; git?: GitFacts; nowMs?: number; config?: Config; prior?: SignalInput['prior'] } = {},
 ): SignalInput {
   const categories: Map<string, FileCategory> = classifyFiles(files.map((f) => f.path), options.config ?? defaultConfig());
+  const task = options.task ?? '';
   return {
-    task: options.task ?? '',
+    task,
+    facts: buildTaskFacts(task, files.map((f) => f.path)),
     files,
     git: options.git ?? gitFacts(),
     nowMs: options.nowMs ?? Date.UTC(2026, 0, 15),

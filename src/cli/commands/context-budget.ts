@@ -1,12 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from '../command.js';
-import { runContextBudget } from '../../pipeline.js';
+import { CONTEXT_BUDGET_TASK, runContextBudget } from '../../pipeline.js';
+import { requireTask } from '../../scoring/task-facts.js';
 import { loadConfig } from '../../config/load.js';
 import { writeRecord } from '../../record/write-record.js';
 import { parseHistory } from '../../assemble/history.js';
 import { createStderrReporter } from '../../util/reporter.js';
 import { renderAllocationReport } from '../render-allocation.js';
-import { UsageError, InputError } from '../../errors.js';
+import { InputError, UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { resolveRoot, resolveFromCwd } from '../resolve-root.js';
 import { budgetFlags, BUDGET_FLAG_HELP, BUDGET_FLAG_OPTIONS, parseFormat } from '../budget-flags.js';
@@ -43,10 +44,7 @@ export const contextBudgetCommand: Command = {
     '--verbose': 'debug logs on stderr',
   },
   async run({ values, positionals }, io) {
-    const task = positionals.join(' ');
-    if (positionals.length === 0 || task.trim() === '') {
-      throw new UsageError('a task is required: aiwg context-budget "describe the change you want to make"');
-    }
+    const task = requireTask(positionals.join(' '), CONTEXT_BUDGET_TASK);
     const toStdout = values.output === STDOUT_PATH;
     if (toStdout && values.json === true) {
       throw new UsageError('--output - and --json both want stdout: drop --json to get the context, or write the context to a file with --output FILE');

@@ -5,7 +5,8 @@ import { createStderrReporter } from '../../util/reporter.js';
 import { budgetFlags } from '../budget-flags.js';
 import { resolveRoot, resolveFromCwd } from '../resolve-root.js';
 import { renderExplanation } from '../../scoring/explain.js';
-import { scoreOneFile } from '../../scoring/score-one-file.js';
+import { CONTEXT_SCORE_TASK, scoreOneFile } from '../../context-score.js';
+import { requireTask } from '../../scoring/task-facts.js';
 
 /** `aiwg context-score <file> --task "..."`: why one file scores what it scores. */
 export const contextScoreCommand: Command = {
@@ -30,9 +31,8 @@ export const contextScoreCommand: Command = {
     '--verbose': 'debug logs on stderr',
   },
   async run({ values, positionals }, io) {
-    const task = typeof values.task === 'string' ? values.task : '';
     if (positionals.length !== 1) throw new UsageError('give exactly one file: aiwg context-score src/auth/login.ts --task "fix the login redirect"');
-    if (task.trim() === '') throw new UsageError('--task is required: aiwg context-score <file> --task "describe the change"');
+    const task = requireTask(values.task, CONTEXT_SCORE_TASK);
     const root = await resolveRoot(values.root, io.cwd);
     const configFile = typeof values.config === 'string' ? resolveFromCwd(values.config, io.cwd) : undefined;
     const { config } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile, cwd: io.cwd });

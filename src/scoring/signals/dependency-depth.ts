@@ -1,7 +1,6 @@
 import type { FactorScore, Signal } from '../../types.js';
 import { buildImportGraph, distancesFrom } from '../import-graph/index.js';
 import { round6 } from '../numbers.js';
-import { mentionedInTask } from './mention-density.js';
 
 /**
  * dependency_depth: distance in the import graph (imports and importers alike) from the seed
@@ -38,7 +37,7 @@ export const dependencyDepthSignal: Signal = {
 
 /** The task's @-mentioned files and its top-aligned files, sorted. */
 export function seedFiles(input: Parameters<Signal['score']>[0]): string[] {
-  const seeds = mentionedInTask(input.task, input.files);
+  const seeds = new Set(input.facts.mentioned);
   const aligned: Array<[string, number]> = [];
   for (const f of input.files) {
     const a = input.prior.get(f.path)?.task_alignment?.score ?? 0;

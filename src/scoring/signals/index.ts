@@ -7,7 +7,7 @@ import { createTaskAlignmentSignal, type TaskAlignmentOptions } from './task-ali
 
 export { createTaskAlignmentSignal, type SemanticOutcome, type TaskAlignmentOptions } from './task-alignment.js';
 export { recencySignal, RECENCY_FLOOR } from './recency.js';
-export { mentionDensitySignal, mentionedInTask, MENTION_FLOOR } from './mention-density.js';
+export { mentionDensitySignal, MENTION_FLOOR } from './mention-density.js';
 export { dependencyDepthSignal, seedFiles } from './dependency-depth.js';
 export { fileTypeSignal } from './file-type.js';
 

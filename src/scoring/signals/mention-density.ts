@@ -1,6 +1,6 @@
-import type { CandidateFile, FactorScore, Signal } from '../../types.js';
+import type { FactorScore, Signal } from '../../types.js';
 import { round6 } from '../numbers.js';
-import { buildPathIndex, findAtReferences, resolveReference, type PathIndex, type Resolution } from '../references.js';
+import { findAtReferences, resolveReference, type PathIndex, type Resolution } from '../references.js';
 
 /**
  * mention_density: weighted @-mentions of each file, through a saturating curve.
@@ -24,17 +24,17 @@ const ARTIFACT_PATH =
 export const mentionDensitySignal: Signal = {
   name: 'mention_density',
   score(input) {
-    const resolve = memoResolver(buildPathIndex(input.files.map((f) => f.path)));
+    const resolve = memoResolver(input.facts.paths);
     const counts = new Map<string, { task: number; artifact: number; other: number }>();
     const add = (path: string, kind: 'task' | 'artifact' | 'other', amount: number) => {
       const c = counts.get(path) ?? { task: 0, artifact: 0, other: 0 };
       c[kind] += amount;
       counts.set(path, c);
     };
-    for (const ref of findAtReferences(input.task)) credit(ref, resolve, null, (p, share) => add(p, 'task', share));
+    for (const { resolution } of input.facts.atReferences) credit(resolution, null, (p, share) => add(p, 'task', share));
     for (const file of input.files) {
       const kind = ARTIFACT_PATH.test(file.path) ? 'artifact' : 'other';
-      for (const ref of findAtReferences(file.content)) credit(ref, resolve, file.path, (p, share) => add(p, kind, share));
+      for (const ref of findAtReferences(file.content)) credit(resolve(ref), file.path, (p, share) => add(p, kind, share));
     }
     const out = new Map<string, FactorScore>();
     for (const f of input.files) {
@@ -47,17 +47,7 @@ export const mentionDensitySignal: Signal = {
   },
 };
 
-/** Files the task @-mentions by name (a mentioned directory does not flag every file under it). */
-export function mentionedInTask(task: string, files: CandidateFile[] | PathIndex): Set<string> {
-  const index = Array.isArray(files) ? buildPathIndex(files.map((f) => f.path)) : files;
-  const out = new Set<string>();
-  const resolve = memoResolver(index);
-  for (const ref of findAtReferences(task)) credit(ref, resolve, null, (p, share) => share === 1 && out.add(p));
-  return out;
-}
-
-function credit(ref: string, resolve: (ref: string) => Resolution, self: string | null, give: (path: string, share: number) => void): void {
-  const r = resolve(ref);
+function credit(r: Resolution, self: string | null, give: (path: string, share: number) => void): void {
   if (r.kind === 'file' && r.path !== self) give(r.path, 1);
   else if (r.kind === 'directory') for (const p of r.paths) if (p !== self) give(p, DIRECTORY_SHARE);
 }

@@ -1,5 +1,5 @@
 import type { FactorScore, Signal } from '../../types.js';
-import { calibrateSemantic, boostAlignment, fuseAlignment, keywordAlignment, namedInTask, promoteNamed, shapeAlignment } from '../alignment.js';
+import { calibrateSemantic, boostAlignment, fuseAlignment, keywordAlignment, promoteNamed, shapeAlignment } from '../alignment.js';
 import { round6 } from '../numbers.js';
 import type { SemanticAlignment } from '../semantic-adapter.js';
 
@@ -28,7 +28,7 @@ export function createTaskAlignmentSignal(options: TaskAlignmentOptions = {}): S
     async score(input, ctx) {
       const method = ctx.config.relevance_scoring.scoring_method;
       const paths = input.files.map((f) => f.path);
-      const keyword = keywordAlignment(input.task, input.files);
+      const keyword = keywordAlignment(input.facts.terms, input.files);
       let semanticRaw: Map<string, number> | null = null;
       if (method !== 'keyword') semanticRaw = await runSemantic(options, input, ctx);
       const semantic = semanticRaw ? calibrateSemantic(semanticRaw, paths) : null;
@@ -37,7 +37,7 @@ export function createTaskAlignmentSignal(options: TaskAlignmentOptions = {}): S
       if (semantic === null) combined = keyword.scores;
       else if (method === 'semantic') combined = fuseAlignment(keyword.scores, semantic, paths, 0);
       else combined = boostAlignment(keyword.scores, semantic, paths);
-      const named = namedInTask(input.task, paths);
+      const named = input.facts.named;
       const final = promoteNamed(shapeAlignment(combined), named, paths);
 
       const out = new Map<string, FactorScore>();

@@ -1,13 +1,13 @@
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import type { CollectStage, ScoreStage } from '../stages.js';
-import type { Config, Reporter, RunContext } from '../types.js';
-import { InputError } from '../errors.js';
-import { createCollectStage } from '../collect/collect-files.js';
-import { createChars4Tokenizer } from '../tokenize/tokenizer.js';
-import { silentReporter } from '../util/reporter.js';
-import { createScoreStage } from './score-files.js';
-import { explainScore, toRootRelative, type ScoreExplanation } from './explain.js';
+import type { Config, Reporter, RunContext } from './types.js';
+import { InputError } from './errors.js';
+import { createChars4Tokenizer } from './tokenize/tokenizer.js';
+import { silentReporter } from './util/reporter.js';
+import { requireTask } from './scoring/task-facts.js';
+import { tierOf } from './allocate/tiers.js';
+import { explainScore, toRootRelative, type ScoreExplanation } from './scoring/explain.js';
+import { defaultDeps, scoreTask, type PipelineDeps } from './pipeline.js';
 
 export interface ScoreOneFileOptions {
   /** Real path of the repository root. */
@@ -19,42 +19,42 @@ export interface ScoreOneFileOptions {
   reporter?: Reporter;
 }
 
-export interface ScoreOneFileDeps {
-  collect?: CollectStage;
-  score?: ScoreStage;
-  now?: () => number;
-}
-
 export interface ScoreOneFileResult {
   explanation: ScoreExplanation;
   warnings: string[];
 }
 
+/** How context-score names a missing task: the one message of `requireTask`. */
+export const CONTEXT_SCORE_TASK = { what: '--task', example: 'aiwg context-score src/auth/login.ts --task "fix the login redirect"' } as const;
+
 /**
- * What `aiwg context-score` does: collect the root, score every candidate (relevance is
- * relative to the run, so one file cannot be scored alone), and explain the one asked for.
- * A file outside the root, missing, or excluded by collect is an InputError naming why.
+ * The context-score front end: the first half of context-budget (`scoreTask`: collect, task
+ * facts, score, the one tier rule) over the whole root, since relevance is relative to the
+ * run, then the explanation of the one file asked for. A file outside the root, missing, or
+ * excluded by collect is an InputError naming why.
  */
-export async function scoreOneFile(options: ScoreOneFileOptions, deps: ScoreOneFileDeps = {}): Promise<ScoreOneFileResult> {
-  const { root, task, config } = options;
+export async function scoreOneFile(options: ScoreOneFileOptions, overrides: Partial<Pick<PipelineDeps, 'collect' | 'score' | 'now'>> = {}): Promise<ScoreOneFileResult> {
+  const { root, config } = options;
+  const task = requireTask(options.task, CONTEXT_SCORE_TASK);
   const path = await rootRelativePath(options.file, root);
+  const deps = { ...defaultDeps(config, root), ...overrides };
   const ctx: RunContext = {
     config,
     // scoring counts no tokens; the cheap counter keeps context-score from loading BPE tables
     tokenizer: createChars4Tokenizer(),
     reporter: options.reporter ?? silentReporter(),
-    nowMs: (deps.now ?? Date.now)(),
+    nowMs: deps.now(),
     warnings: [],
   };
-  const collected = await (deps.collect ?? createCollectStage())({ root }, ctx);
+  const { collected, scoring, tiering } = await scoreTask({ task, root }, ctx, deps);
   if (!collected.files.some((f) => f.path === path)) {
     const excluded = collected.excluded.find((e) => e.path === path || path.startsWith(`${e.path.replace(/\/$/, '')}/`));
     if (excluded) throw new InputError(`${path}: not a candidate file (${excluded.reason}); scoring only covers files the collect stage accepts`);
     throw new InputError(`${path}: no such file under ${root}; give a path relative to the root (or --root the repository holding it)`);
   }
-  const result = await (deps.score ?? createScoreStage({ root, config }))({ task, collected }, ctx);
-  const explanation = explainScore(path, result, config);
-  if (explanation === null) throw new InputError(`${path}: the score stage returned no score for it`);
+  const verdict = tierOf(tiering, path);
+  const explanation = verdict && explainScore(path, scoring, config, verdict);
+  if (!explanation) throw new InputError(`${path}: the score stage returned no score for it`);
   return { explanation, warnings: [...collected.warnings, ...ctx.warnings] };
 }
 

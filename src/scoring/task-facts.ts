@@ -1,0 +1,52 @@
+import { UsageError } from '../errors.js';
+import { buildPathIndex, findAtReferences, findPathLikeWords, resolveReference, type PathIndex, type Resolution } from './references.js';
+import { queryTerms } from './terms.js';
+
+/**
+ * What one task says, read once per run against the run's candidate paths and handed to every
+ * signal, the tier rule and the record: its query terms, its resolved @-references and the
+ * files it names. Nothing re-parses the task text after this.
+ */
+export interface TaskFacts {
+  task: string;
+  /** Distinct query terms (split, stopwords dropped, stemmed), sorted: the BM25 query. */
+  terms: string[];
+  /** Every `@reference` of the task in order, resolved against the candidates. */
+  atReferences: Array<{ reference: string; resolution: Resolution }>;
+  /** Files the task @-mentions by name (a mentioned directory does not flag every file under it). */
+  mentioned: Set<string>;
+  /** Files the task names exactly: a full path, a unique path suffix or a unique file name with extension. */
+  named: Set<string>;
+  /** The candidates' path index, reused to resolve references found in file contents. */
+  paths: PathIndex;
+}
+
+/** Read a task against the candidate paths of a run. Pure. */
+export function buildTaskFacts(task: string, paths: Iterable<string>): TaskFacts {
+  const index = buildPathIndex(paths);
+  const atReferences = findAtReferences(task).map((reference) => ({ reference, resolution: resolveReference(reference, index) }));
+  const mentioned = new Set<string>();
+  for (const { resolution } of atReferences) if (resolution.kind === 'file') mentioned.add(resolution.path);
+  const named = new Set<string>();
+  for (const word of findPathLikeWords(task)) {
+    const r = resolveReference(word.replace(/^@/, ''), index);
+    if (r.kind === 'file') named.add(r.path);
+  }
+  return { task, terms: queryTerms(task), atReferences, mentioned, named, paths: index };
+}
+
+/** How a front end tells its user to pass the task, for the one empty-task message. */
+export interface TaskSource {
+  /** What is missing, e.g. `--task` or `a task`. */
+  what: string;
+  /** A complete example, e.g. `aiwg context-budget "fix the retry loop in the http client"`. */
+  example: string;
+}
+
+/** The one empty-task check: every front end that takes a task calls it before any work. */
+export function requireTask(task: unknown, source: TaskSource): string {
+  if (typeof task !== 'string' || task.trim() === '') {
+    throw new UsageError(`the task is empty: ${source.what} is required, e.g. ${source.example}`);
+  }
+  return task;
+}
