@@ -1,4 +1,5 @@
 import type { OutlineItem } from './types.js';
+import { parseJsonLenient } from '../../util/jsonc.js';
 
 /** Key trees stop at this depth; deeper objects show their key count. */
 export const MAX_KEY_DEPTH = 4;
@@ -41,18 +42,6 @@ async function parseData(format: DataFormat, content: string): Promise<unknown> 
     return values.length === 1 ? values[0] : values;
   } catch {
     return undefined;
-  }
-}
-
-/** JSON, or JSONC (comments, trailing commas) as tsconfig files use it. */
-function parseJsonLenient(content: string): unknown {
-  try {
-    return JSON.parse(content);
-  } catch {
-    const stripped = content
-      .replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_m, str: string | undefined) => str ?? '')
-      .replace(/,(\s*[}\]])/g, '$1');
-    return JSON.parse(stripped);
   }
 }
 
