@@ -21,6 +21,7 @@ import type { BudgetRecord } from './record/record-schema.js';
 import { silentReporter } from './util/reporter.js';
 import { buildTaskFacts, requireTask, type TaskFacts } from './scoring/task-facts.js';
 import { assignTiers, tieredPaths, type Tiering } from './allocate/tiers.js';
+import { ensureOwnDirs } from './cache/own-dirs.js';
 
 /** Ports and stages of one run. Tests override any of them. */
 export interface PipelineDeps {
@@ -32,6 +33,8 @@ export interface PipelineDeps {
   now: () => number;
   createTokenizer: (id: Config['tokenizer']) => Promise<Tokenizer>;
   newRunId: () => string;
+  /** Creates the tool's own directories under the root, each ignoring itself in git. */
+  ensureOwnDirs: (root: string, config: Config) => Promise<void>;
 }
 
 export interface PipelineOptions {
@@ -41,6 +44,8 @@ export interface PipelineOptions {
   history?: HistoryMessage[];
   format?: RenderFormat;
   reporter?: Reporter;
+  /** Warnings from before the run (e.g. LoadedConfig.warnings: reserves scaled to a small budget); recorded first. */
+  warnings?: string[];
 }
 
 export interface PipelineResult {
@@ -92,6 +97,7 @@ export function defaultDeps(config: Config, root: string): PipelineDeps {
     now: () => Date.now(),
     createTokenizer,
     newRunId: () => randomUUID(),
+    ensureOwnDirs,
   };
 }
 
@@ -124,6 +130,7 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   };
   const plan = planBudget(config);
 
+  await deps.ensureOwnDirs(root, config);
   const { collected, scoring: scored, tiering } = await scoreTask({ task, root }, ctx, deps, time);
   const wanted = tieredPaths(tiering);
   const lastModifiedMs = new Map(collected.files.map((f) => [f.path, collected.git.lastCommitMs.get(f.path) ?? f.mtimeMs]));
@@ -148,7 +155,7 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
     collected,
     scoring: scored,
     allocation,
-    warnings: [...collected.warnings, ...ctx.warnings, ...allocation.warnings],
+    warnings: [...(options.warnings ?? []), ...collected.warnings, ...ctx.warnings, ...allocation.warnings],
     timings,
   });
   return { record, rendered: allocation.rendered, scored: scored.files };

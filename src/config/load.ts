@@ -4,7 +4,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
 import type { Config, ConfigInput } from './schema.js';
-import { crossFieldProblems, knownKeysAt, parseConfigStrict } from './validate.js';
+import { crossFieldProblems, knownKeysAt, parseConfigStrict, scaleUnsetReserves } from './validate.js';
 
 export { validateConfig } from './validate.js';
 
@@ -40,6 +40,8 @@ export interface LoadedConfig {
   hash: string;
   /** Layers applied, lowest first, e.g. ["defaults", ".aiwg/rag/config.yaml", "env:AIWG_MAX_TOKENS", "flags"]. */
   sources: string[];
+  /** What loading adjusted, e.g. default reserves scaled to a small budget; for stderr and the record. */
+  warnings: string[];
 }
 
 /** How each AIWG_* variable maps onto the config. */
@@ -67,13 +69,16 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
 
   for (const layer of layers) parseConfigStrict(layer.data, layer.label);
   const merged = layers.reduce<Record<string, unknown>>((acc, layer) => deepMerge(acc, layer.data), {});
-  const config = parseConfigStrict(merged, 'merged configuration');
+  const scaled = scaleUnsetReserves(parseConfigStrict(merged, 'merged configuration'), (key) =>
+    layers.some((layer) => hasPath(layer.data, ['budget_config', 'total_budget', key])),
+  );
+  const { config } = scaled;
   const [problem] = crossFieldProblems(config);
   if (problem) {
     const culprit = [...layers].reverse().find((layer) => problem.keys.some((key) => hasPath(layer.data, key.split('.'))));
     throw new ConfigError(problem.keyPath, problem.message, { file: culprit?.label ?? 'defaults' });
   }
-  return { config, hash: configHash(config), sources: ['defaults', ...layers.map((l) => l.source)] };
+  return { config, hash: configHash(config), sources: ['defaults', ...layers.map((l) => l.source)], warnings: scaled.warning ? [scaled.warning] : [] };
 }
 
 /** sha256 (hex) of the canonical JSON of a config (keys sorted at every level). */

@@ -23,7 +23,7 @@ export interface CrossFieldProblem {
 
 /** Strict parse plus cross-field checks; throws a ConfigError naming `source`. */
 export function validateConfig(input: unknown, source: string): Config {
-  const config = parseConfigStrict(input, source);
+  const { config } = scaleUnsetReserves(parseConfigStrict(input, source), (key) => hasPath(input, ['budget_config', 'total_budget', key]));
   const [problem] = crossFieldProblems(config);
   if (problem) throw new ConfigError(problem.keyPath, problem.message, { file: source });
   return config;
@@ -36,6 +36,37 @@ export function parseConfigStrict(input: unknown, source: string): Config {
   const [issue] = result.error.issues;
   const { keyPath, message } = issue ? describeIssue(issue, input) : { keyPath: '', message: 'invalid configuration' };
   throw new ConfigError(keyPath, message, { file: source, cause: result.error });
+}
+
+/** Reserve keys of `budget_config.total_budget`. */
+export type ReserveKey = 'reserve_for_output' | 'reserve_for_system';
+const RESERVE_KEYS: readonly ReserveKey[] = ['reserve_for_output', 'reserve_for_system'];
+/** Reserves nobody set take at most this share of max_tokens. */
+export const MAX_DEFAULT_RESERVE_SHARE = 0.5;
+
+/**
+ * Reserves the user did not set scale down with a small budget: together with the reserves the
+ * user did set, they take at most half of max_tokens, keeping their default ratio. Reserves set
+ * in a file, the environment or a flag are never changed, so too large a reserve set on purpose
+ * still fails with the reserve error. Returns the config and, when something was scaled, a
+ * warning that goes to stderr and into the record.
+ */
+export function scaleUnsetReserves(config: Config, isSet: (key: ReserveKey) => boolean): { config: Config; warning?: string } {
+  const total = config.budget_config.total_budget;
+  const unset = RESERVE_KEYS.filter((key) => !isSet(key));
+  const wanted = unset.reduce((sum, key) => sum + total[key], 0);
+  const setSum = RESERVE_KEYS.filter((key) => isSet(key)).reduce((sum, key) => sum + total[key], 0);
+  const room = Math.max(0, Math.floor(total.max_tokens * MAX_DEFAULT_RESERVE_SHARE) - setSum);
+  if (unset.length === 0 || wanted <= room) return { config };
+  const scaled = { ...total };
+  for (const key of unset) scaled[key] = Math.floor((total[key] * room) / wanted);
+  const was = unset.map((key) => `${key} ${total[key]}`).join(', ');
+  const now = unset.map((key) => `${scaled[key]}`).join(', ');
+  const flags = unset.map((key) => (key === 'reserve_for_output' ? '--reserve-output' : '--reserve-system')).join(' / ');
+  const warning =
+    `max_tokens ${total.max_tokens} is small: the default ${was} would leave ${Math.max(0, total.max_tokens - setSum - wanted)} tokens for context, ` +
+    `so ${unset.length === 1 ? 'it was' : 'they were'} scaled to ${now} (at most half of max_tokens in reserves); set ${flags} to choose`;
+  return { config: { ...config, budget_config: { ...config.budget_config, total_budget: scaled } }, warning };
 }
 
 /** The rules between fields: sums, reserves, threshold order. In check order. */
@@ -229,6 +260,15 @@ const TYPE_FIXES: Record<string, [string, string]> = {
   object: ['a mapping of keys', 'indent its keys under it'],
   array: ['a list', 'write a YAML list: [a, b] or one "- item" per line'],
 };
+
+function hasPath(input: unknown, path: readonly string[]): boolean {
+  let node = input;
+  for (const key of path) {
+    if (node === null || typeof node !== 'object' || Array.isArray(node) || !(key in node)) return false;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node !== undefined && node !== null;
+}
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let node = input;

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import type { z } from 'zod';
 import { AiwgError } from '../errors.js';
 import { resolveBudgetLogPath, resolveRecordsDir } from '../cache/cache-dir.js';
+import { ensureOwnDirs } from '../cache/own-dirs.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { BudgetRecordSchema, type BudgetRecord } from './record-schema.js';
 
@@ -47,6 +48,7 @@ export async function writeRecord(record: BudgetRecord, options: { root: string 
   const recordPath = join(resolveRecordsDir(options.root), recordFileName(valid));
   const logPath = resolveBudgetLogPath(options.root);
   try {
+    await ensureOwnDirs(options.root);
     await writeFileAtomic(recordPath, `${JSON.stringify(valid, null, 2)}\n`);
   } catch (error) {
     throw ioError('write the budget record', recordPath, error);

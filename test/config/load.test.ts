@@ -168,14 +168,14 @@ describe('loadConfig errors name the source, the key path and the fix', () => {
       'factor weights sum to 1.1 (task_alignment 0.4 + recency 0.3 + mention_density 0.2 + dependency_depth 0.1 + file_type 0.1) but must sum to 1 (tolerance 0.000001)',
     ],
     [
-      'reserves not below max_tokens',
-      'budget_config:\n  total_budget:\n    max_tokens: 9000\n',
+      'reserves set explicitly, not below max_tokens',
+      'budget_config:\n  total_budget:\n    max_tokens: 9000\n    reserve_for_output: 8000\n    reserve_for_system: 2000\n',
       'budget_config.total_budget',
       'reserve_for_output (8000) + reserve_for_system (2000) = 10000 leaves nothing of max_tokens (9000): raise max_tokens above 10000 or lower the reserves',
     ],
     [
-      'reserves equal to max_tokens',
-      'budget_config:\n  total_budget:\n    max_tokens: 10000\n',
+      'reserves set explicitly, equal to max_tokens',
+      'budget_config:\n  total_budget:\n    max_tokens: 10000\n    reserve_for_output: 8000\n    reserve_for_system: 2000\n',
       'budget_config.total_budget',
       '= 10000 leaves nothing of max_tokens (10000)',
     ],
@@ -228,9 +228,9 @@ describe('loadConfig errors name the source, the key path and the fix', () => {
 
   it('blames the highest layer that set a key of a broken rule', async () => {
     const root = await rootWith('budget_config:\n  total_budget:\n    max_tokens: 50000\n');
-    const fromEnv = await loadError({ root, env: { AIWG_RESERVE_OUTPUT: '49000' } });
-    expect(fromEnv.message).toMatch(/^environment variable AIWG_RESERVE_OUTPUT: budget_config\.total_budget: reserve_for_output \(49000\)/);
-    const fromFlags = await loadError({ root, flags: { budget_config: { total_budget: { max_tokens: 5000 } } } });
+    const fromEnv = await loadError({ root, env: { AIWG_RESERVE_OUTPUT: '51000' } });
+    expect(fromEnv.message).toMatch(/^environment variable AIWG_RESERVE_OUTPUT: budget_config\.total_budget: reserve_for_output \(51000\)/);
+    const fromFlags = await loadError({ root, flags: { budget_config: { total_budget: { max_tokens: 5000, reserve_for_system: 5000 } } } });
     expect(fromFlags.message).toMatch(/^command-line flags: budget_config\.total_budget: /);
   });
 
@@ -263,7 +263,7 @@ describe('validateConfig', () => {
   });
 
   it('throws a ConfigError naming the source for cross-field problems', () => {
-    expect(() => validateConfig({ budget_config: { total_budget: { max_tokens: 100 } } }, 'inline')).toThrow(
+    expect(() => validateConfig({ budget_config: { total_budget: { max_tokens: 100, reserve_for_output: 8000 } } }, 'inline')).toThrow(
       /^inline: budget_config\.total_budget: reserve_for_output \(8000\)/,
     );
   });
@@ -286,5 +286,36 @@ describe('closestKey', () => {
     ['xyz', ['max_tokens', 'reserve_for_output'], undefined],
   ])('%s -> %s', (key, known, expected) => {
     expect(closestKey(key, known)).toBe(expected);
+  });
+});
+
+describe('reserves and small budgets', () => {
+  it.each([
+    // max_tokens, reserves set, expected [output, system], scaled?
+    [100000, {}, [8000, 2000], false],
+    [20000, {}, [8000, 2000], false],
+    [8000, {}, [3200, 800], true],
+    [1000, {}, [400, 100], true],
+    [8000, { reserve_for_output: 1000 }, [1000, 2000], false],
+    [6000, { reserve_for_output: 2000 }, [2000, 1000], true],
+    [8000, { reserve_for_output: 0, reserve_for_system: 0 }, [0, 0], false],
+  ] as const)('max_tokens %i with %j set gives reserves %j', async (max, set, [output, system], scaled) => {
+    const loaded = await loadConfig({ root: await rootWith(), flags: { budget_config: { total_budget: { max_tokens: max, ...set } } } });
+    expect(loaded.config.budget_config.total_budget).toEqual({ max_tokens: max, reserve_for_output: output, reserve_for_system: system });
+    expect(loaded.warnings).toHaveLength(scaled ? 1 : 0);
+  });
+
+  it('says what it scaled, from what, and how to choose', async () => {
+    const loaded = await loadConfig({ root: await rootWith(), env: { AIWG_MAX_TOKENS: '8000' } });
+    expect(loaded.warnings).toEqual([
+      'max_tokens 8000 is small: the default reserve_for_output 8000, reserve_for_system 2000 would leave 0 tokens for context, so they were scaled to 3200, 800 (at most half of max_tokens in reserves); set --reserve-output / --reserve-system to choose',
+    ]);
+  });
+
+  it('keeps the clear error for reserves set explicitly in a file, the environment or a flag', async () => {
+    const fromFile = await loadError({ root: await rootWith('budget_config:\n  total_budget:\n    max_tokens: 8000\n    reserve_for_output: 8000\n') });
+    expect(fromFile.message).toContain('leaves nothing of max_tokens (8000)');
+    const fromFlag = await loadError({ root: await rootWith(), flags: { budget_config: { total_budget: { max_tokens: 8000, reserve_for_system: 9000 } } } });
+    expect(fromFlag.message).toMatch(/^command-line flags: budget_config\.total_budget: reserve_for_output \(0\) \+ reserve_for_system \(9000\)/);
   });
 });

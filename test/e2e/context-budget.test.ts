@@ -103,7 +103,7 @@ describe('aiwg context-budget (built CLI, end to end)', () => {
     [['context-budget', '   '], /task is required/],
     [['context-budget', 'x', '--root', '/nonexistent/dir'], /--root .*no such directory/],
     [['context-budget', 'x', '--max-tokens', 'lots'], /--max-tokens "lots" is not a whole number/],
-    [['context-budget', 'x', '--max-tokens', '1000'], /reserve/],
+    [['context-budget', 'x', '--max-tokens', '1000', '--reserve-output', '1000'], /reserve/],
     [['context-budget', 'x', '--tokenizer', 'gpt5'], /--tokenizer "gpt5" is not valid/],
     [['context-budget', 'x', '--bogus'], /Unknown option '--bogus'/],
   ])('exits 2 with a one-line message for %j', async (args, message) => {

@@ -56,7 +56,7 @@ export const assembleCommand: Command = {
     );
 
     if (values['no-log'] !== true) {
-      await createJsonlAppender(resolveWorkingSetEventsPath(root))(assemblyEvent(result.report, manifestPath, runContext.nowMs));
+      await createJsonlAppender(resolveWorkingSetEventsPath(root), { root })(assemblyEvent(result.report, manifestPath, runContext.nowMs));
     }
     if (values.json === true) {
       io.stdout(`${JSON.stringify({ context: result.context, report: result.report }, null, 2)}\n`);

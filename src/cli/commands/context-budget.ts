@@ -50,12 +50,14 @@ export const contextBudgetCommand: Command = {
       throw new UsageError('--output - and --json both want stdout: drop --json to get the context, or write the context to a file with --output FILE');
     }
     const root = await resolveRoot(values.root, io.cwd);
-    const { config } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile: optionalString(values.config, io.cwd), cwd: io.cwd });
+    const { config, warnings } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile: optionalString(values.config, io.cwd), cwd: io.cwd });
     const format = parseFormat(values.format);
     const history = await readHistory(values.history, io.cwd);
     const reporter = createStderrReporter({ write: io.stderr, isTTY: io.isTTY, verbose: values.verbose === true });
 
-    const result = await runContextBudget({ task, root, config, history, format, reporter });
+    // The human report lists the record's warnings; with --json they would be seen nowhere else.
+    if (values.json === true) for (const warning of warnings) reporter.warn(warning);
+    const result = await runContextBudget({ task, root, config, history, format, reporter, warnings });
     const { record } = result;
 
     if (typeof values.output === 'string' && !toStdout) await writeFileAtomic(resolveFromCwd(values.output, io.cwd), result.rendered);

@@ -52,7 +52,7 @@ export const handoffContextCommand: Command = {
       tokenizer: await createTokenizer(config.tokenizer),
       runId: randomUUID(),
       now: () => Date.now(),
-      ...(values['no-log'] === true ? {} : { log: createJsonlAppender(resolveBudgetLogPath(root)) }),
+      ...(values['no-log'] === true ? {} : { log: createJsonlAppender(resolveBudgetLogPath(root), { root }) }),
     });
 
     if (values.json === true) {

@@ -1,4 +1,5 @@
 import type { Command } from '../command.js';
+import { ensureOwnDirs } from '../../cache/own-dirs.js';
 import { loadConfig } from '../../config/load.js';
 import { LEVELS, type Level } from '../../config/schema.js';
 import { UsageError } from '../../errors.js';
@@ -37,6 +38,7 @@ export const summarizeCommand: Command = {
     const configFile = typeof values.config === 'string' ? resolveFromCwd(values.config, io.cwd) : undefined;
     const { config } = await loadConfig({ root, env: io.env, configFile, cwd: io.cwd });
     const useCache = values['no-cache'] === true ? false : values.cache === true || config.summarization.caching.enabled;
+    if (useCache) await ensureOwnDirs(root, config);
     const result = await summarizeFile({ root, file: positionals[0] as string, config, level, useCache });
     const reporter = createStderrReporter({ write: io.stderr, isTTY: io.isTTY });
     for (const warning of result.warnings) reporter.warn(warning);

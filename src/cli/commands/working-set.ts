@@ -64,7 +64,7 @@ export const workingSetCommand: Command = {
     if (!isSubcommand(sub)) throw new UsageError(`expected a subcommand (${SUBCOMMANDS.join(', ')}), got ${sub === undefined ? 'none' : `"${sub}"`}`);
     const root = await resolveRoot(values.root, io.cwd);
     const file = await resolveWorkingSetPath(root, typeof values['working-set'] === 'string' ? values['working-set'] : undefined, io.cwd);
-    const log = createJsonlAppender(resolveWorkingSetEventsPath(root));
+    const log = createJsonlAppender(resolveWorkingSetEventsPath(root), { root });
     const now = () => Date.now();
 
     let events: WorkingSetEvent[];
