@@ -1,7 +1,11 @@
 import type { HistoryMessage, RenderFormat } from '../stages.js';
 import type { Tokenizer } from '../tokenize/tokenizer.js';
-import { truncateWithStrategy } from '../tokenize/truncate.js';
+import { capMessageText, messageCaps, toolCallLine } from '../conversation/message-caps.js';
+import { prepareToolOutput } from '../conversation/tool-output.js';
+import { DEFAULT_MAX_MESSAGES, recentWindowStart } from '../conversation/window.js';
 import { blockCost, renderMessageBlock } from './render.js';
+
+export { TOOL_OUTPUT_MAX_TOKENS } from '../conversation/message-caps.js';
 
 /** A history message as the history tier keeps it. */
 export interface HistoryItem {
@@ -32,44 +36,33 @@ export interface HistoryWindow {
   capped: number;
 }
 
-/** Tool output never takes more than this many tokens of the window (spec 002: cap tool results). */
-export const TOOL_OUTPUT_MAX_TOKENS = 2000;
-/** Smallest per-message cap, so a tiny budget still shows the head of a message. */
-const MIN_MESSAGE_CAP_TOKENS = 16;
-
 /**
- * The history tier (spec 002's recent-messages window): the newest messages that fit `budget`,
- * oldest dropped first, contiguous (a window never skips a message to fit an older one).
- * Tool-call ordering stays valid: an assistant message with tool calls is kept only together
- * with its tool results, and tool results never appear without their call. Tool output is
- * capped at a quarter of the budget (at most TOOL_OUTPUT_MAX_TOKENS), keeping its end as spec 001
- * advises for logs; any other message at half the budget, keeping its beginning.
- * `capBudget` sets the caps (the tier's nominal budget) so the demand is stable under flow.
+ * The history tier (spec 002's recent-messages window), built on the same pieces as
+ * `aiwg conversation build`: the newest whole groups that fit `budget` and the message-count
+ * bound, oldest dropped first, contiguous. Tool-call ordering stays valid: an assistant message
+ * with tool calls is kept only together with its tool results, and tool results never appear
+ * without their call. Tool output is normalised (progress noise and repeated lines collapsed)
+ * and capped keeping its end; other messages are capped keeping their beginning
+ * (`messageCaps`). `capBudget` sets the caps (the tier's nominal budget) so the demand is
+ * stable under flow.
  */
 export function selectHistoryWindow(
   messages: HistoryMessage[],
-  options: { budget: number; capBudget: number; format: RenderFormat; tokenizer: Tokenizer },
+  options: { budget: number; capBudget: number; format: RenderFormat; tokenizer: Tokenizer; maxMessages?: number },
 ): HistoryWindow {
   const { groups, invalid } = groupMessages(messages);
-  const toolCap = Math.max(MIN_MESSAGE_CAP_TOKENS, Math.min(TOOL_OUTPUT_MAX_TOKENS, Math.floor(options.capBudget / 4)));
-  const messageCap = Math.max(MIN_MESSAGE_CAP_TOKENS, Math.floor(options.capBudget / 2));
+  const caps = messageCaps(options.capBudget);
   const items = groups.map((group, g) =>
-    group.map((index) => toItem(index, messages[index]!, g, messages[index]!.role === 'tool' ? toolCap : messageCap, options)),
+    group.map((index) => toItem(index, messages[index]!, g, messages[index]!.role === 'tool' ? caps.tool : caps.message, options)),
   );
   const cost = (group: HistoryItem[]) => group.reduce((sum, item) => sum + item.cost, 0);
   const demand = items.reduce((sum, group) => sum + cost(group), 0);
-
-  const kept: HistoryItem[][] = [];
-  let used = 0;
-  for (let g = items.length - 1; g >= 0; g--) {
-    const groupCost = cost(items[g]!);
-    if (used + groupCost > options.budget) break;
-    used += groupCost;
-    kept.push(items[g]!);
-  }
-  kept.reverse();
-  const flat = kept.flat();
-  const older = items.slice(0, items.length - kept.length).reduce((n, group) => n + group.length, 0);
+  const start = recentWindowStart(
+    items.map((group) => ({ cost: cost(group), size: group.length })),
+    { tokens: options.budget, messages: options.maxMessages ?? DEFAULT_MAX_MESSAGES },
+  );
+  const flat = items.slice(start).flat();
+  const older = items.slice(0, start).reduce((n, group) => n + group.length, 0);
   return { kept: flat, demand, invalid, older, capped: flat.filter((item) => item.truncated).length };
 }
 
@@ -122,16 +115,15 @@ function toItem(
   options: { format: RenderFormat; tokenizer: Tokenizer },
 ): HistoryItem {
   const { tokenizer, format } = options;
-  const calls = (message.tool_calls ?? []).map((c) => `[tool call ${c.id}: ${c.name}(${c.arguments})]`);
-  let content = [message.content, ...calls].filter((part) => part !== '').join('\n');
-  let contentTokens = tokenizer.count(content);
-  let truncated = false;
-  if (contentTokens > cap) {
-    const cut = truncateWithStrategy(content, { budget: cap, strategy: message.role === 'tool' ? 'start' : 'end', tokenizer });
-    content = cut ? cut.text : `[${contentTokens} tokens omitted]`;
-    contentTokens = cut ? cut.tokens : tokenizer.count(content);
-    truncated = true;
-  }
+  const calls = (message.tool_calls ?? []).map(toolCallLine);
+  const text = [message.content, ...calls].filter((part) => part !== '').join('\n');
+  const capped =
+    message.role === 'tool'
+      ? prepareToolOutput(text, { cap, tokenizer, storeOutOfBand: false })
+      : capMessageText(text, cap, tokenizer);
+  const content = capped.text;
+  const contentTokens = capped.tokens;
+  const truncated = 'capped' in capped ? capped.changed : capped.truncated;
   const role = message.role;
   const block = renderMessageBlock(
     { index, role, content, tokens: contentTokens, ...(message.tool_call_id === undefined ? {} : { toolCallId: message.tool_call_id }), truncated },

@@ -37,7 +37,12 @@ function fromJsonDocument(text: string, fileName: string): HistoryMessage[] {
   if (list === null) {
     throw new InputError(`${fileName}: expected an array of messages or an object with a "messages" array`);
   }
-  return list.map((item, k) => toMessage(item, `${fileName}: message ${k + 1}`));
+  return parseMessageList(list, fileName);
+}
+
+/** Validate an array of chat messages (OpenAI shape); `where` names the file in errors. */
+export function parseMessageList(list: unknown[], where: string): HistoryMessage[] {
+  return list.map((item, k) => toMessage(item, `${where}: message ${k + 1}`));
 }
 
 function fromJsonLines(text: string, fileName: string): HistoryMessage[] {

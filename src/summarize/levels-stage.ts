@@ -79,7 +79,8 @@ export function resolveLevelsPorts(options: LevelsStageOptions, deps: Partial<Le
   };
 }
 
-function createConfiguredLlm(config: Config, deps: Partial<LevelsStageDeps>): LlmSummarizer | undefined {
+/** The LLM summarizer `summarization.llm` configures, or undefined when it is off. */
+export function createConfiguredLlm(config: Config, deps: Partial<Pick<LevelsStageDeps, 'fetch' | 'env'>>): LlmSummarizer | undefined {
   const llm = config.summarization.llm;
   if (!llm.enabled) return undefined;
   if (!llm.url || !llm.model) {

@@ -25,7 +25,8 @@ describe('selectHistoryWindow', () => {
   const messages: HistoryMessage[] = [
     { role: 'user', content: 'first question '.repeat(10) },
     call('c1'),
-    result('c1', 'log line\n'.repeat(200)),
+    // Distinct lines: a run of identical ones is collapsed before any cap (spec 002 D).
+    result('c1', Array.from({ length: 200 }, (_, i) => `log line ${i}\n`).join('')),
     { role: 'user', content: 'latest' },
   ];
 
@@ -45,8 +46,20 @@ describe('selectHistoryWindow', () => {
     const tool = window.kept.find((m) => m.role === 'tool')!;
     expect(tool.truncated).toBe(true);
     expect(tool.contentTokens).toBeLessThanOrEqual(100);
-    expect(tool.content).toMatch(/^\[\.\.\. .* cut .*\]\n(log line\n)+$/);
+    expect(tool.content).toMatch(/^\[\.\.\. .* cut .*\]\n(log line \d+\n)+$/);
     expect(window.capped).toBe(1);
+  });
+
+  it('collapses progress noise and repeated lines in tool output before capping it', () => {
+    const window = selectHistoryWindow([call('c1'), result('c1', 'Downloading 5%\nDownloading 99%\n' + 'log line\n'.repeat(200))], { budget: 10_000, capBudget: 400, format: 'xml', tokenizer });
+    expect(window.kept[1]!.content).toBe('[... 1 progress line collapsed ...]\nDownloading 99%\nlog line\n[... previous line repeated 199 more times ...]\n');
+    expect(window.kept[1]!.truncated).toBe(true);
+  });
+
+  it('bounds the window by message count too', () => {
+    const many: HistoryMessage[] = Array.from({ length: 50 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i}` }));
+    expect(selectHistoryWindow(many, { budget: 10_000, capBudget: 400, format: 'xml', tokenizer }).kept.map((m) => m.index)).toEqual(Array.from({ length: 40 }, (_, i) => i + 10));
+    expect(selectHistoryWindow(many, { budget: 10_000, capBudget: 400, format: 'xml', tokenizer, maxMessages: 5 }).older).toBe(45);
   });
 
   it('renders tool calls into the assistant message', () => {

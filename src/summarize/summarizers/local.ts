@@ -121,7 +121,8 @@ export function stripCommentSyntax(lines: string[]): string {
   return text.join(' ');
 }
 
-function firstSentences(text: string, count: number): string {
+/** The first `count` sentences of `text`, trimmed (the extractive unit of every local summary). */
+export function firstSentences(text: string, count: number): string {
   const sentences = text.match(/[^.!?]+(?:[.!?]+(?=\s|$)|$)/g) ?? [];
   return sentences.slice(0, count).map((s) => s.trim()).filter((s) => s !== '').join(' ');
 }
