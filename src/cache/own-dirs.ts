@@ -44,7 +44,8 @@ export async function ensureOwnDirs(root: string, config?: Config): Promise<void
   }
 }
 
-async function ensureIgnoredDir(dir: string, gitignore: string): Promise<void> {
+/** Create `dir` with its `.gitignore`, never overwriting one that exists. */
+export async function ensureIgnoredDir(dir: string, gitignore: string): Promise<void> {
   await mkdir(dir, { recursive: true });
   try {
     // `wx`: never overwrite a .gitignore someone wrote; two runs racing both end with one file.

@@ -1,6 +1,7 @@
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InputError, UsageError } from '../errors.js';
+import { ensureIgnoredDir } from '../cache/own-dirs.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { parseSessionRecord, type SessionRecord } from './record.js';
 import { POINTER_PREFIX, sha256Hex } from './tool-output.js';
@@ -66,12 +67,7 @@ export function sessionRecordPath(root: string, sessionId: string): string {
 
 async function ensureDir(root: string): Promise<void> {
   const dir = conversationDir(root);
+  await ensureIgnoredDir(dir, SELF_IGNORE);
   await mkdir(join(dir, 'outputs'), { recursive: true });
   await mkdir(join(dir, 'sessions'), { recursive: true });
-  try {
-    // `wx`: a .gitignore someone wrote is never overwritten.
-    await writeFile(join(dir, '.gitignore'), SELF_IGNORE, { flag: 'wx' });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
 }
