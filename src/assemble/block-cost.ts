@@ -14,8 +14,27 @@ import { getOutputFormat, type FileBlockInput } from './formats/index.js';
  * where head ends at the first safe point and tail starts at the last: a few short counts
  * instead of the whole file. Without a safe point, or when the format transforms the content
  * (escaping), the block is counted whole. test/assemble/block-cost.test.ts checks equality.
+ *
+ * `input.tokens` is the content's own count. The block prints its own cost instead (the number
+ * the report and the record give for the file), found by re-rendering until the printed number
+ * equals the cost; a number whose width flips it back and forth stops after SETTLE_ROUNDS with
+ * the cost of the block as returned.
  */
 export function fileBlockCost(input: FileBlockInput, format: RenderFormat, tokenizer: Tokenizer): { block: string; cost: number } {
+  let shown = input.tokens;
+  let result = costWithShown(input, shown, format, tokenizer);
+  for (let round = 0; round < SETTLE_ROUNDS && result.cost !== shown; round++) {
+    shown = result.cost;
+    result = costWithShown(input, shown, format, tokenizer);
+  }
+  return result;
+}
+
+/** Re-renders before the printed cost settles; digits change at most once or twice. */
+const SETTLE_ROUNDS = 4;
+
+function costWithShown(file: FileBlockInput, shown: number, format: RenderFormat, tokenizer: Tokenizer): { block: string; cost: number } {
+  const input = { ...file, tokens: shown };
   const f = getOutputFormat(format);
   const parts = tokenizer.id === 'chars4' ? null : f.fileBlockParts?.(input);
   if (!parts) {
@@ -24,7 +43,7 @@ export function fileBlockCost(input: FileBlockInput, format: RenderFormat, token
   }
   // By the OutputFormat contract this is exactly f.fileBlock(input) (tested for every format).
   const block = parts.prefix + input.content + parts.suffix;
-  const { content, tokens } = input;
+  const { content, tokens } = file;
   const first = firstSafeSplit(content);
   if (first < 0) return { block, cost: tokenizer.count(block + f.blockSeparator) };
   const last = lastSafeSplit(content);

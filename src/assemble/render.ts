@@ -9,7 +9,7 @@ export type { FileBlockInput, MessageBlockInput, RenderedSection } from './forma
 
 /**
  * One file's block in a format, e.g. `<context path="src/a.ts" level="full" tokens="12">...</context>`.
- * `tokens` is the content's own count; the block as a whole costs a little more.
+ * Prints `tokens` as given; fileBlockCost (what the allocator uses) prints the block's own cost.
  */
 export function renderFileBlock(input: FileBlockInput, format: RenderFormat): string {
   return getOutputFormat(format).fileBlock(input);

@@ -9,6 +9,8 @@ export interface CliIo {
   cwd: string;
   /** True when stderr is a terminal: progress bars only then. */
   isTTY: boolean;
+  /** True when stdout is a terminal: colour in human reports only then (and never with NO_COLOR). */
+  stdoutIsTTY?: boolean;
 }
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;

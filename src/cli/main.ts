@@ -10,6 +10,15 @@ import { TOOL_VERSION } from '../version.js';
  */
 export async function runMain(argv: string[], io: CliIo = processIo()): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === 'help' && rest.length > 0) {
+    const topic = COMMANDS.find((c) => c.name === rest[0]);
+    if (!topic) {
+      io.stderr(`aiwg: unknown command "${rest[0]}". Run "aiwg help" for the list.\n`);
+      return 2;
+    }
+    io.stdout(renderCommandHelp(topic));
+    return 0;
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(renderCommandList());
     return name === undefined ? 2 : 0;
@@ -59,14 +68,34 @@ export function parseCommandArgs(command: Command, args: string[]) {
 function renderCommandList(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
   const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
-  return `aiwg ${TOOL_VERSION}: decides what a coding agent gets to read.\n\nUsage: aiwg <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun "aiwg <command> --help" for a command's options.\n`;
+  return (
+    `aiwg ${TOOL_VERSION}: decides what a coding agent gets to read.\n\nUsage: aiwg <command> [options]\n\nCommands:\n${lines.join('\n')}\n\n` +
+    `Run "aiwg help <command>" or "aiwg <command> --help" (-h) for a command's options; "aiwg --version" (-v) prints the version.\n\n${EXIT_CODES_HELP}`
+  );
 }
 
+/** The exit codes every command keeps; README "Commands" repeats them. */
+export const EXIT_CODES_HELP = [
+  'Exit codes:',
+  '  0   ok',
+  '  1   the result failed (e.g. overflow strategy "error": the context does not fit)',
+  '  2   usage, config or input error: one line on stderr naming the flag, key or file and the fix',
+  '  70  internal error (a bug): the stack is printed, please report it',
+  '',
+].join('\n');
+
 export function renderCommandHelp(command: Command): string {
-  const flags = Object.entries(command.help);
+  const flags = Object.entries(command.help).map(([flag, text]) => [withShortFlag(command, flag), text] as const);
   const width = Math.max(0, ...flags.map(([flag]) => flag.length));
   const body = flags.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`).join('\n');
-  return `${command.summary}\n\nUsage: ${command.usage}\n\nOptions:\n${body}\n`;
+  return `${command.summary}\n\nUsage: ${command.usage}\n\nOptions:\n${body}\n  ${'-h, --help'.padEnd(width)}  this help\n\n${EXIT_CODES_HELP}`;
+}
+
+/** "--output FILE" -> "-o, --output FILE" when the option has a short form. */
+function withShortFlag(command: Command, flag: string): string {
+  const name = /^--([\w-]+)/.exec(flag)?.[1];
+  const short = name === undefined ? undefined : command.options[name]?.short;
+  return short === undefined ? flag : `-${short}, ${flag}`;
 }
 
 export function processIo(): CliIo {
@@ -76,5 +105,6 @@ export function processIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
     isTTY: Boolean(process.stderr.isTTY),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
   };
 }

@@ -1,5 +1,6 @@
 import { TIER_NAMES } from '../config/schema.js';
 import { fmt, pct, type ContextReport } from './report.js';
+import { displayWidth, padEndDisplay, padStartDisplay } from '../util/text-width.js';
 
 /** Runs listed in the human report (newest); `--json` carries them all. */
 const RUNS_SHOWN = 20;
@@ -50,10 +51,10 @@ export function renderReport(report: ContextReport, options: { recordsDir: strin
 /** Columns padded to their widest cell; `align` is one `l` or `r` per column. */
 export function alignTable(header: string[], rows: string[][], align: string): string[] {
   const all = [header, ...rows];
-  const widths = header.map((_, col) => Math.max(...all.map((row) => (row[col] ?? '').length)));
+  const widths = header.map((_, col) => Math.max(...all.map((row) => displayWidth(row[col] ?? ''))));
   const line = (row: string[]) =>
     `  ${row
-      .map((cell, col) => (align[col] === 'r' ? cell.padStart(widths[col] ?? 0) : cell.padEnd(widths[col] ?? 0)))
+      .map((cell, col) => (align[col] === 'r' ? padStartDisplay(cell, widths[col] ?? 0) : padEndDisplay(cell, widths[col] ?? 0)))
       .join('  ')
       .trimEnd()}`;
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];

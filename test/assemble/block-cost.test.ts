@@ -35,13 +35,13 @@ describe('fileBlockParts', () => {
 });
 
 describe('fileBlockCost', () => {
-  it.each(['xml', 'markdown', 'json'] as RenderFormat[])('equals the whole count of block + separator (%s, o200k and cl100k)', (format) => {
+  it.each(['xml', 'markdown', 'json'] as RenderFormat[])('equals the whole count of block + separator, and the block prints that cost (%s, o200k and cl100k)', (format) => {
     fc.assert(
       fc.property(CONTENT, fc.constantFrom('src/a.ts', 'docs/x y.md', 'b'), (content, path) => {
         for (const tokenizer of tokenizers) {
           const input = { path, level: 'full' as const, content, tokens: tokenizer.count(content) };
           const { block, cost } = fileBlockCost(input, format, tokenizer);
-          expect(block).toBe(renderFileBlock(input, format));
+          expect(block).toBe(renderFileBlock({ ...input, tokens: cost }, format));
           expect(cost).toBe(tokenizer.count(block + getOutputFormat(format).blockSeparator));
         }
       }),

@@ -91,3 +91,23 @@ describe('the tool keeps its own files out of git and out of contexts', () => {
     expect(readFileSync(join(fixture.root, '.aiwg/rag/.gitignore'), 'utf8')).toBe('*\n!config.yaml\n!notes.md\n');
   });
 });
+
+describe('report, record and output file agree', () => {
+  it.each(['xml', 'markdown', 'json'] as const)('on the tokens of every file (%s)', async (format) => {
+    const fixture = repo();
+    const result = await runCli(['context-budget', 'fix the retry loop in the http client', '--scoring', 'keyword', '--format', format, '--output', 'ctx.out', '--json'], fixture.root);
+    expect(result.code).toBe(0);
+    const record = JSON.parse(result.stdout) as BudgetRecord;
+    const output = readFileSync(join(fixture.root, 'ctx.out'), 'utf8');
+    const inRecord = Object.values(record.allocation).flatMap((tier) => tier.files.map((f) => [f.path, f.tokens] as const));
+    expect(inRecord.length).toBeGreaterThan(1);
+    const inOutput = new Map<string, number>();
+    if (format === 'xml') for (const m of output.matchAll(/<context path="([^"]+)" level="\w+" tokens="(\d+)"/g)) inOutput.set(m[1]!, Number(m[2]));
+    if (format === 'markdown') for (const m of output.matchAll(/^### (.+)\n\nlevel: \w+ · tokens: (\d+)/gm)) inOutput.set(m[1]!, Number(m[2]));
+    if (format === 'json') for (const m of output.matchAll(/\{"path":"([^"]+)","level":"\w+","tokens":(\d+)/g)) inOutput.set(m[1]!, Number(m[2]));
+    expect([...inOutput.entries()].sort()).toEqual([...inRecord].sort());
+
+    const human = await runCli(['context-budget', 'fix the retry loop in the http client', '--scoring', 'keyword', '--format', format, '--no-record'], fixture.root);
+    for (const [path, tokens] of inRecord) expect(human.stdout).toMatch(new RegExp(`│ ${path.replace(/\./g, '\\.')} +│ +\\w+ │ +${tokens} │`));
+  });
+});

@@ -2,7 +2,11 @@ import type { Level, TierName } from '../../types.js';
 import type { RenderFormat } from '../../stages.js';
 import type { BootHeader } from '../boot-header.js';
 
-/** One file at one level, ready to wrap. `tokens` is the content's token count. */
+/**
+ * One file at one level, ready to wrap. `tokens` is the number the block prints: fileBlockCost
+ * passes the content's count in and renders with the block's own cost, so output, report and
+ * record agree.
+ */
 export interface FileBlockInput {
   path: string;
   level: Level;

@@ -7,6 +7,7 @@ import { writeRecord } from '../../record/write-record.js';
 import { parseHistory } from '../../assemble/history.js';
 import { createStderrReporter } from '../../util/reporter.js';
 import { renderAllocationReport } from '../render-allocation.js';
+import { createColors, shouldColor } from '../../util/color.js';
 import { InputError, UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { resolveRoot, resolveFromCwd } from '../resolve-root.js';
@@ -67,7 +68,12 @@ export const contextBudgetCommand: Command = {
       io.stdout(`${JSON.stringify(record, null, 2)}\n`);
       return 0;
     }
-    const report = renderAllocationReport(record, { showExcluded: values['show-allocation'] === true, percentages: tierPercentages(config) });
+    const report = renderAllocationReport(record, {
+      showExcluded: values['show-allocation'] === true,
+      percentages: tierPercentages(config),
+      includeMinimum: config.relevance_scoring.thresholds.include_minimum,
+      colors: createColors(shouldColor(io.env, toStdout ? io.isTTY : io.stdoutIsTTY === true)),
+    });
     // stdout carries only the result: with `--output -` that is the context, so the report moves to stderr.
     if (toStdout) {
       io.stdout(result.rendered);
