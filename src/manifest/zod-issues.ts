@@ -19,7 +19,8 @@ export function keyPathOf(path: readonly PropertyKey[]): string {
   return path.map((part) => String(part)).join('.');
 }
 
-function describeIssue(issue: z.core.$ZodIssue | undefined): string {
+/** One zod issue as a phrase that follows its key path, e.g. `got "x": use one of "a", "b"`. */
+export function describeIssue(issue: z.core.$ZodIssue | undefined): string {
   if (!issue) return 'invalid';
   switch (issue.code) {
     case 'unrecognized_keys':
@@ -31,6 +32,7 @@ function describeIssue(issue: z.core.$ZodIssue | undefined): string {
         ? `is required (${issue.expected})`
         : `expected ${issue.expected}, got ${quote(issue.input)}`;
     case 'too_small':
+      if (issue.origin === 'string') return Number(issue.minimum) <= 1 ? 'is empty' : `${quote(issue.input)} is shorter than ${String(issue.minimum)} characters`;
       return `${quote(issue.input)} is too small: use a value >= ${String(issue.minimum)}`;
     case 'too_big':
       return `${quote(issue.input)} is too big: use a value <= ${String(issue.maximum)}`;

@@ -1,12 +1,11 @@
 import type { Config } from '../config/schema.js';
 import type { RenderFormat } from '../stages.js';
 import type { Reporter } from '../types.js';
-import { runContextBudget, type PipelineDeps } from '../pipeline.js';
+import type { PipelineDeps } from '../pipeline.js';
 import type { BudgetRecord } from '../record/record-schema.js';
-import { writeRecord } from '../record/write-record.js';
-import { applyMode, CONTEXT_MODES, resolveMode, type ContextMode } from './modes/index.js';
+import type { ContextMode } from './modes/index.js';
 import type { AgentContext, ContextMetadata, ContextProvider, ContextRequest } from './ports.js';
-import { checkRequest } from './request.js';
+import { runContextQuery } from './context-query.js';
 
 export interface BudgetContextProviderOptions {
   /** Repository root the engine reads; nothing outside it is read. */
@@ -29,18 +28,10 @@ export interface BudgetContextProviderOptions {
  * reserves are added on top to form max_tokens).
  */
 export function createBudgetContextProvider(options: BudgetContextProviderOptions): ContextProvider {
-  const modes = options.modes ?? CONTEXT_MODES;
   return {
     async buildContext(request: ContextRequest): Promise<AgentContext> {
-      const maxTokens = checkRequest(request);
-      const mode = resolveMode(request.mode, modes);
-      const config = withAvailable(applyMode(options.config, mode), maxTokens);
-      const result = await runContextBudget(
-        { task: request.task, root: options.root, config, history: request.history, format: options.format, reporter: options.reporter },
-        options.deps,
-      );
-      if (options.record === true) await writeRecord(result.record, { root: options.root });
-      return { mode: mode.name, context: result.rendered, metadata: recordMetadata(result.record, mode.name) };
+      const answer = await runContextQuery({ format: options.format, ...request }, { ...options, record: options.record === true });
+      return { mode: answer.mode, context: answer.context, metadata: recordMetadata(answer.record, answer.mode) };
     },
   };
 }
@@ -61,18 +52,5 @@ export function recordMetadata(record: BudgetRecord, mode: string): ContextMetad
     history_tokens: history.total_tokens,
     overflow_occurred: record.overflow.occurred,
     utilization: record.metrics.utilization,
-  };
-}
-
-/** Set max_tokens so that available = maxTokens under the configured reserves. */
-function withAvailable(config: Config, maxTokens: number | undefined): Config {
-  if (maxTokens === undefined) return config;
-  const total = config.budget_config.total_budget;
-  return {
-    ...config,
-    budget_config: {
-      ...config.budget_config,
-      total_budget: { ...total, max_tokens: maxTokens + total.reserve_for_output + total.reserve_for_system },
-    },
   };
 }

@@ -22,3 +22,5 @@ export {
 } from './shared-context.js';
 export { withBudgetGuard, type BudgetGuardOptions } from './budget-guard.js';
 export { createContextProvider, CONTEXT_ADAPTERS, type ContextProviderConfig, type ContextAdapterName } from './factory.js';
+export type { ContextQuery, ContextAnswer, IncludedFile, LevelStrategy } from './context-query.js';
+export { openRepoProvider, type RepoProvider, type RepoProviderOptions, type RepoQuery } from './repo-provider.js';

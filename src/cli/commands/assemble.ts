@@ -1,15 +1,11 @@
 import type { Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
-import { createTokenizer } from '../../tokenize/tokenizer.js';
 import { createStderrReporter } from '../../util/reporter.js';
 import { budgetFlags, parseFormat } from '../budget-flags.js';
 import { resolveFromCwd, resolveRoot } from '../resolve-root.js';
-import { createRootReader } from '../../manifest/paths.js';
-import { assembleWorkingSet } from '../../manifest/working-set/assemble.js';
-import { createLevelsPort } from '../../manifest/working-set/levels-port.js';
-import { displayManifestPath, loadWorkingSet, resolveWorkingSetEventsPath, resolveWorkingSetPath } from '../../manifest/working-set/manifest-file.js';
-import { assemblyEvent, formatAssemblyReport } from '../../manifest/working-set/report.js';
-import { createJsonlAppender } from '../../manifest/fs-io.js';
+import { resolveWorkingSetPath } from '../../manifest/working-set/manifest-file.js';
+import { formatAssemblyReport } from '../../manifest/working-set/report.js';
+import { assembleWorkingSetFile } from '../../manifest/working-set/assemble-file.js';
 
 /** `aiwg assemble`: the context a working-set manifest declares (spec 001), within its budget. */
 export const assembleCommand: Command = {
@@ -42,22 +38,8 @@ export const assembleCommand: Command = {
     const { config } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile, cwd: io.cwd });
     const format = parseFormat(values.format);
     const file = await resolveWorkingSetPath(root, typeof values['working-set'] === 'string' ? values['working-set'] : undefined, io.cwd);
-    const manifest = await loadWorkingSet(file);
-    const tokenizer = await createTokenizer(config.tokenizer);
     const reporter = createStderrReporter({ write: io.stderr, isTTY: io.isTTY });
-    const runContext = { config, tokenizer, reporter, nowMs: Date.now(), warnings: [] };
-    const useLevels = values['no-levels'] !== true && config.summarization.enabled;
-
-    const manifestPath = displayManifestPath(root, file);
-    const result = await assembleWorkingSet(
-      manifest,
-      { root, manifestPath, tokenizer, format },
-      { readFile: createRootReader(root, { redactSecrets: !config.collect.include_secrets }), ...(useLevels ? { levels: createLevelsPort({ root, config, ctx: runContext }) } : {}) },
-    );
-
-    if (values['no-log'] !== true) {
-      await createJsonlAppender(resolveWorkingSetEventsPath(root), { root })(assemblyEvent(result.report, manifestPath, runContext.nowMs));
-    }
+    const result = await assembleWorkingSetFile({ root, config, file, format, useLevels: values['no-levels'] !== true, log: values['no-log'] !== true, reporter });
     if (values.json === true) {
       io.stdout(`${JSON.stringify({ context: result.context, report: result.report }, null, 2)}\n`);
     } else {

@@ -1,19 +1,11 @@
-import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import type { Command } from '../command.js';
 import { UsageError } from '../../errors.js';
 import { loadConfig } from '../../config/load.js';
-import { resolveBudgetLogPath } from '../../cache/cache-dir.js';
-import { createTokenizer } from '../../tokenize/tokenizer.js';
 import { budgetFlags, intFlag } from '../budget-flags.js';
 import { resolveFromCwd, resolveRoot } from '../resolve-root.js';
-import { createJsonlAppender } from '../../manifest/fs-io.js';
-import { buildHandoffContext } from '../../manifest/handoff/build-context.js';
-import { loadPhaseManifestOverrides, resolveManifest } from '../../manifest/handoff/manifests.js';
-import { readPriorHandoffs } from '../../manifest/handoff/read-handoffs.js';
+import { buildPhaseContext, DEFAULT_HANDOFF_DIR } from '../../manifest/handoff/phase-context.js';
 
-/** Default handoff directory under the root. */
-export const DEFAULT_HANDOFF_DIR = join('.aiwg', 'rag', 'handoffs');
+export { DEFAULT_HANDOFF_DIR };
 
 /** `aiwg handoff-context --phase N`: spec 000's manifest-driven context from prior phases' handoffs. */
 export const handoffContextCommand: Command = {
@@ -44,23 +36,20 @@ export const handoffContextCommand: Command = {
     const root = await resolveRoot(values.root, io.cwd);
     const configFile = typeof values.config === 'string' ? resolveFromCwd(values.config, io.cwd) : undefined;
     const { config } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile, cwd: io.cwd });
-    const dir = typeof values.dir === 'string' ? resolveFromCwd(values.dir, io.cwd) : join(root, DEFAULT_HANDOFF_DIR);
-
-    const manifest = resolveManifest(phase, await loadPhaseManifestOverrides(root));
-    const handoffs = await readPriorHandoffs(dir, phase);
-    const result = await buildHandoffContext(handoffs, manifest, {
-      tokenizer: await createTokenizer(config.tokenizer),
-      runId: randomUUID(),
-      now: () => Date.now(),
-      ...(values['no-log'] === true ? {} : { log: createJsonlAppender(resolveBudgetLogPath(root), { root }) }),
+    const { manifest, dir, handoffs, result } = await buildPhaseContext({
+      root,
+      config,
+      phase,
+      dir: typeof values.dir === 'string' ? resolveFromCwd(values.dir, io.cwd) : undefined,
+      log: values['no-log'] !== true,
     });
 
     if (values.json === true) {
-      io.stdout(`${JSON.stringify({ phase, manifest, handoffs: handoffs.length, context: result.text, budget: result.budget, fields: result.fields, warnings: result.warnings }, null, 2)}\n`);
+      io.stdout(`${JSON.stringify({ phase, manifest, handoffs, context: result.text, budget: result.budget, fields: result.fields, warnings: result.warnings }, null, 2)}\n`);
       return 0;
     }
     for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
-    if (handoffs.length === 0) io.stderr(`no handoffs before phase ${phase} in ${dir} (files named phase-<N>.json)\n`);
+    if (handoffs === 0) io.stderr(`no handoffs before phase ${phase} in ${dir} (files named phase-<N>.json)\n`);
     if (result.budget) {
       const b = result.budget;
       io.stderr(`budget: ${b.truncated_tokens}/${b.budget_tokens} tokens (${b.original_tokens} before${b.was_truncated ? ', truncated' : ''})\n`);

@@ -7,8 +7,9 @@ import { contextReportCommand } from './context-report.js';
 import { contextScoreCommand } from './context-score.js';
 import { conversationCommand } from './conversation.js';
 import { handoffContextCommand } from './handoff-context.js';
+import { mcpCommand } from './mcp.js';
 import { summarizeCommand } from './summarize.js';
 import { workingSetCommand } from './working-set.js';
 
 /** Every CLI command. Keep sorted by name. */
-export const COMMANDS: Command[] = [assembleCommand, cacheCommand, contextBudgetCommand, contextEvalCommand, contextReportCommand, contextScoreCommand, conversationCommand, handoffContextCommand, summarizeCommand, workingSetCommand];
+export const COMMANDS: Command[] = [assembleCommand, cacheCommand, contextBudgetCommand, contextEvalCommand, contextReportCommand, contextScoreCommand, conversationCommand, handoffContextCommand, mcpCommand, summarizeCommand, workingSetCommand];

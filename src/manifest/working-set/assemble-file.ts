@@ -1,0 +1,50 @@
+import type { Config } from '../../config/schema.js';
+import type { RenderFormat } from '../../stages.js';
+import type { Reporter, RunContext } from '../../types.js';
+import { createTokenizer, type Tokenizer } from '../../tokenize/tokenizer.js';
+import { createJsonlAppender } from '../fs-io.js';
+import { createRootReader } from '../paths.js';
+import { assembleWorkingSet, type AssemblyResult } from './assemble.js';
+import { createLevelsPort } from './levels-port.js';
+import { displayManifestPath, loadWorkingSet, resolveWorkingSetEventsPath } from './manifest-file.js';
+import { assemblyEvent } from './report.js';
+
+export interface AssembleFileOptions {
+  root: string;
+  config: Config;
+  /** Absolute path of the manifest. */
+  file: string;
+  format: RenderFormat;
+  /** Fall back to summary levels for files that do not fit whole (else truncate them). */
+  useLevels: boolean;
+  /** Append the "assembled" event to `.aiwg/rag/working-set-events.jsonl`. */
+  log: boolean;
+  reporter: Reporter;
+  /** The tokenizer of `config.tokenizer`, when the caller holds one already. */
+  tokenizer?: Tokenizer;
+  nowMs?: number;
+}
+
+/**
+ * `aiwg assemble` without the printing: load the manifest, assemble it within its budget
+ * (files read through the root reader, so nothing outside the root), log the event.
+ * The CLI command and the MCP `assemble` tool both call this.
+ */
+export async function assembleWorkingSetFile(options: AssembleFileOptions): Promise<AssemblyResult & { manifestPath: string }> {
+  const { root, config, file, format } = options;
+  const manifest = await loadWorkingSet(file);
+  const tokenizer = options.tokenizer ?? (await createTokenizer(config.tokenizer));
+  const runContext: RunContext = { config, tokenizer, reporter: options.reporter, nowMs: options.nowMs ?? Date.now(), warnings: [] };
+  const useLevels = options.useLevels && config.summarization.enabled;
+  const manifestPath = displayManifestPath(root, file);
+  const result = await assembleWorkingSet(
+    manifest,
+    { root, manifestPath, tokenizer, format },
+    {
+      readFile: createRootReader(root, { redactSecrets: !config.collect.include_secrets }),
+      ...(useLevels ? { levels: createLevelsPort({ root, config, ctx: runContext }) } : {}),
+    },
+  );
+  if (options.log) await createJsonlAppender(resolveWorkingSetEventsPath(root), { root })(assemblyEvent(result.report, manifestPath, runContext.nowMs));
+  return { ...result, manifestPath };
+}
