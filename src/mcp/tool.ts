@@ -44,3 +44,6 @@ export function defineTool<Input extends z.ZodObject>(tool: McpTool<Input>): Mcp
   // The registry holds tools of different inputs; each run receives what its own schema parsed.
   return tool as unknown as McpTool;
 }
+
+/** How MCP tools name a missing task, for the one empty-task message of `requireTask`. */
+export const MCP_TASK = { what: 'the "task" argument', example: '{ "task": "fix the retry loop in the http client" }' } as const;

@@ -10,7 +10,7 @@ import type { Level, ScoringMethod } from '../config/schema.js';
 import { createLevelsStage } from '../summarize/levels-stage.js';
 import { createSyntaxEngine } from '../summarize/syntax/engine.js';
 import { summarizeFile, type SummarizeFileResult } from '../summarize/summarize-file.js';
-import { scoreOneFile, type ScoreOneFileResult } from '../scoring/score-one-file.js';
+import { scoreOneFile, type ScoreOneFileResult } from '../context-score.js';
 import type { Embedder, Reporter } from '../types.js';
 import { CONTEXT_MODES, type ContextMode } from './modes/index.js';
 import type { AgentContext, ContextProvider, ContextRequest } from './ports.js';

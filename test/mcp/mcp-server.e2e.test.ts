@@ -143,7 +143,8 @@ describe('aiwg mcp (child process, driven by the SDK client over stdio)', () => 
   it.each([
     ['context_budget', {}, /^context_budget: task: is required/],
     ['context_budget', { task: 'fix the retry', budget: -5 }, /^context_budget: budget: -5 is too small: use a value >= 1/],
-    ['context_budget', { task: '   ' }, /^context_budget: .*task is empty/],
+    ['context_budget', { task: '   ' }, /^context_budget: the task is empty: the "task" argument is required/],
+    ['context_score', { file: 'src/http/retry.ts', task: '' }, /^context_score: the task is empty: the "task" argument is required/],
     ['context_budget', { task: 'fix the retry', format: 'yaml' }, /^context_budget: format: got "yaml": use one of "xml", "markdown", "json"/],
     ['context_budget', { task: 'fix the retry', colour: true }, /^context_budget: arguments: unknown key "colour"/],
     ['summarize', { file: '../outside.txt' }, /^summarize: \.\.\/outside\.txt: (outside the root|no such file)/],

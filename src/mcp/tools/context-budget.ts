@@ -4,7 +4,8 @@ import { LEVELS, OVERFLOW_STRATEGIES, SCORING_METHODS } from '../../config/schem
 import { CONTEXT_MODES } from '../../provider/modes/index.js';
 import { TOKENIZER_IDS } from '../../tokenize/tokenizer.js';
 import type { ContextAnswer } from '../../provider/context-query.js';
-import { defineTool } from '../tool.js';
+import { requireTask } from '../../scoring/task-facts.js';
+import { defineTool, MCP_TASK } from '../tool.js';
 
 const FORMATS = ['xml', 'markdown', 'json'] as const;
 
@@ -57,6 +58,7 @@ export const contextBudgetTool = defineTool({
   input,
   output,
   async run(args, { root, provider }) {
+    requireTask(args.task, MCP_TASK);
     const answer = await provider.query({
       task: args.task,
       maxTokens: args.budget,

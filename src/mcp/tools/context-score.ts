@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { SCORING_METHODS } from '../../config/schema.js';
 import { renderExplanation } from '../../scoring/explain.js';
-import { defineTool } from '../tool.js';
+import { requireTask } from '../../scoring/task-facts.js';
+import { defineTool, MCP_TASK } from '../tool.js';
 
 /** `context_score`: why one file ranks where it does, as `aiwg context-score` explains it. */
 export const contextScoreTool = defineTool({
@@ -17,6 +18,7 @@ export const contextScoreTool = defineTool({
     scoring: z.enum(SCORING_METHODS).optional().describe('Task alignment: keyword, semantic or hybrid. Default from the config.'),
   }),
   async run(args, { provider }) {
+    requireTask(args.task, MCP_TASK);
     const { explanation, warnings } = await provider.score(args);
     return { text: renderExplanation(explanation, args.task), summary: { task: args.task, ...explanation, warnings } };
   },
