@@ -63,6 +63,8 @@ export interface RunContextQueryOptions {
   reporter?: Reporter;
   /** Write the record and the budget log line exactly as `aiwg context-budget` does. */
   record?: boolean;
+  /** Warnings from loading the config (LoadedConfig.warnings); every record lists them first. */
+  warnings?: string[];
 }
 
 const FILE_TIERS = ['primary', 'supporting', 'reference'] as const;
@@ -77,7 +79,7 @@ export async function runContextQuery(query: ContextQuery, options: RunContextQu
   const mode = resolveMode(modeName, options.modes ?? CONTEXT_MODES);
   const config = queryConfig(applyMode(options.config, mode), query);
   const result = await runContextBudget(
-    { task: query.task, root: options.root, config, history: query.history, format: query.format, reporter: options.reporter },
+    { task: query.task, root: options.root, config, history: query.history, format: query.format, reporter: options.reporter, warnings: options.warnings },
     options.deps,
   );
   const { record } = result;

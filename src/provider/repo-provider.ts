@@ -22,6 +22,8 @@ export interface RepoProviderOptions {
   root: string;
   /** A resolved config; when absent it is loaded once from `<root>/.aiwg/rag/config.yaml` and `env`. */
   config?: Config;
+  /** Warnings from loading `config` (LoadedConfig.warnings), listed in every record as the CLI lists them. */
+  configWarnings?: string[];
   /** AIWG_* variables for loading the config; none when absent (the library does not read process.env). */
   env?: Record<string, string | undefined>;
   /** Config file instead of the root's default one. */
@@ -63,7 +65,10 @@ export interface RepoProvider extends ContextProvider {
 /** Open a repository for repeated queries. A bad root or config fails here, not on the first query. */
 export async function openRepoProvider(options: RepoProviderOptions): Promise<RepoProvider> {
   const root = await realDirectory(options.root);
-  const config = options.config ?? (await loadConfig({ root, env: options.env ?? {}, configFile: options.configFile })).config;
+  const { config, warnings } =
+    options.config !== undefined
+      ? { config: options.config, warnings: options.configWarnings ?? [] }
+      : await loadConfig({ root, env: options.env ?? {}, configFile: options.configFile });
   const tokenizers = new Map<TokenizerId, Promise<Tokenizer>>();
   const tokenizer = (id: TokenizerId = config.tokenizer): Promise<Tokenizer> => {
     let made = tokenizers.get(id);
@@ -97,7 +102,7 @@ export async function openRepoProvider(options: RepoProviderOptions): Promise<Re
   };
   const query = (q: RepoQuery): Promise<ContextAnswer> => {
     const { record = options.record === true, ...rest } = q;
-    return serial(() => runContextQuery(rest, { root, config, deps, modes, reporter: options.reporter, record }));
+    return serial(() => runContextQuery(rest, { root, config, deps, modes, reporter: options.reporter, record, warnings }));
   };
 
   return {
@@ -110,7 +115,12 @@ export async function openRepoProvider(options: RepoProviderOptions): Promise<Re
         scoreOneFile({ root, task, file, config: queryConfig(config, { scoring }), reporter: options.reporter }, { collect: deps.collect, score: deps.score, now: deps.now }),
       ),
     summarize: ({ file, level, cache }) =>
-      serial(() => summarizeFile({ root, file, config, level, useCache: cache ?? config.summarization.caching.enabled }, { syntax })),
+      serial(async () => {
+        const useCache = cache ?? config.summarization.caching.enabled;
+        // As `aiwg summarize` does: the cache directories ignore themselves in git before the first write.
+        if (useCache) await deps.ensureOwnDirs(root, config);
+        return summarizeFile({ root, file, config, level, useCache }, { syntax });
+      }),
     async buildContext(request: ContextRequest): Promise<AgentContext> {
       const answer = await query(request);
       return { mode: answer.mode, context: answer.context, metadata: recordMetadata(answer.record, answer.mode) };

@@ -21,7 +21,7 @@ export const mcpCommand: Command = {
   async run({ values }, io) {
     const root = await resolveRoot(values.root, io.cwd);
     const configFile = typeof values.config === 'string' ? resolveFromCwd(values.config, io.cwd) : undefined;
-    const { config } = await loadConfig({ root, env: io.env, configFile, cwd: io.cwd });
+    const { config, warnings } = await loadConfig({ root, env: io.env, configFile, cwd: io.cwd });
     // stdout carries the protocol: logs go to stderr, and never a progress bar.
     const reporter = createStderrReporter({ write: io.stderr, isTTY: false, verbose: values.verbose === true });
     // The SDK and the tool modules load only when a server starts, not for every CLI command.
@@ -30,7 +30,7 @@ export const mcpCommand: Command = {
       import('../../mcp/server.js'),
       import('../../mcp/tools/index.js'),
     ]);
-    const provider = await openRepoProvider({ root, config, reporter, record: true });
+    const provider = await openRepoProvider({ root, config, configWarnings: warnings, reporter, record: true });
     reporter.info(`aiwg mcp: serving ${root} over stdio (${MCP_TOOLS.length} tools)`);
     await serveMcpStdio({ provider, env: io.env, reporter, stdin: process.stdin, stdout: process.stdout });
     return 0;
