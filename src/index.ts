@@ -129,3 +129,4 @@ export { openEmbeddingStore, embeddingStoreDir, modelSlug, EMBEDDING_FORMAT_VERS
 export { annSearch, ANN_FORMAT_VERSION, type AnnQuery, type AnnResult } from './scoring/semantic/ann-index.js';
 export { fileBlockCost } from './assemble/block-cost.js';
 export * from './provider/index.js';
+export { createRepoIndex, type RepoIndex, type RepoIndexOptions, type RepoIndexQuery } from './repo-index/repo-index.js';

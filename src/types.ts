@@ -1,6 +1,7 @@
 import type { Config, FileCategory, Level, TierName } from './config/schema.js';
 import type { Tokenizer } from './tokenize/tokenizer.js';
 import type { TaskFacts } from './scoring/task-facts.js';
+import type { FactSource } from './facts/fact-kind.js';
 
 export type { Config, FileCategory, Level, TierName } from './config/schema.js';
 export type { Tokenizer, TokenizerId } from './tokenize/tokenizer.js';
@@ -19,9 +20,16 @@ export interface CandidateFile {
   size: number;
   /** Last modification time on disk, epoch ms. */
   mtimeMs: number;
-  /** sha256 of the raw bytes, hex. Keys every content-addressed cache. */
+  /**
+   * Content address, hex: the git blob id of the raw bytes (sha1 of `blob <size>\0<bytes>`, the
+   * same id `git ls-files -s` gives, so a tracked unmodified file needs no reading to get it), or
+   * a sha256 of the redacted text for a file whose credentials were redacted. Keys every
+   * content-addressed cache.
+   */
   hash: string;
   lineCount: number;
+  /** Per-blob facts (terms, mentions, imports) from the fact store; absent = computed from content. */
+  facts?: FactSource;
 }
 
 /** A file the collect stage (or a later stage) refused, with the reason recorded. */

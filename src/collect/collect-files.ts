@@ -4,7 +4,8 @@ import type { CandidateFile, CollectResult, Config, ExcludedFile, GitFacts } fro
 import { InputError } from '../errors.js';
 import { resolveCacheDir, resolveSummaryCacheDir } from '../cache/cache-dir.js';
 import { defaultCollectPorts, GitCommandError, type CollectPorts } from './collect-ports.js';
-import { gitFacts, lastCommitTimes, listRepository, locateRepository } from './git-facts.js';
+import { cachedCommitTimes, gitFacts, lastCommitTimes, listRepository, locateRepository } from './git-facts.js';
+import { readIndexed } from './indexed-read.js';
 import { createPathFilter, type PathFilter } from './path-filter.js';
 import { mapLimit, readCandidate } from './read-candidate.js';
 import { walkTree } from './walk-tree.js';
@@ -23,7 +24,9 @@ export type { CollectPorts } from './collect-ports.js';
  * Output is sorted by path so the same tree gives the same bytes.
  */
 export function createCollectStage(ports: Partial<CollectPorts> = {}): CollectStage {
-  const { fs, git, concurrency } = { ...defaultCollectPorts(), ...ports };
+  const { fs, git, concurrency, factKinds } = { ...defaultCollectPorts(), ...ports };
+  // An injected file system (an in-memory fake) gets no disk index unless one is injected too.
+  const factStore = ports.factStore ?? (ports.fs ? async () => null : defaultCollectPorts().factStore);
   return async ({ root }, ctx) => {
     const rootReal = await fs.realpath(root).catch((error: unknown) => {
       throw new InputError(`root ${root}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); pass an existing directory`, { cause: error });
@@ -47,13 +50,21 @@ export function createCollectStage(ports: Partial<CollectPorts> = {}): CollectSt
           return undefined;
         })
       : undefined;
+    const store = await factStore(rootReal, ctx.config);
+    if (store?.corrupt !== undefined) warnings.push(`index ${store.path} was ignored (${store.corrupt}): every file is read again and the index rebuilt`);
     let listed: string[];
     let facts: Promise<GitFacts>;
     if (location && listing) {
       listed = dropExcludedByPath([...new Set([...listing.tracked, ...listing.untracked])], filter, excluded);
       const wanted = new Set(listed.filter((p) => listing.tracked.has(p) && !listing.added.has(p)));
       if (location.isShallow) warnings.push('shallow clone: git history is partial, so commit times and history signals cover only the fetched commits');
-      facts = (location.head ? lastCommitTimes(git, rootReal, { prefix: location.prefix, wanted }) : Promise.resolve(new Map<string, number>()))
+      const head = location.head;
+      const times = head === undefined
+        ? Promise.resolve(new Map<string, number>())
+        : store
+          ? cachedCommitTimes(git, rootReal, { prefix: location.prefix, head, wanted, cache: store })
+          : lastCommitTimes(git, rootReal, { prefix: location.prefix, wanted });
+      facts = times
         .catch((error: unknown) => {
           if (!(error instanceof GitCommandError)) throw error;
           warnings.push(`git log failed (${error.stderr.trim().split('\n')[0] ?? ''}): recency signal is off`);
@@ -71,10 +82,14 @@ export function createCollectStage(ports: Partial<CollectPorts> = {}): CollectSt
 
     const pathCheck = (path: string) => filter.excludedAncestor(path)?.reason ?? filter.fileReason(path);
     const readOptions = { fs, rootReal, maxBytes: ctx.config.collect.max_file_bytes, rules: { includeSecrets: ctx.config.collect.include_secrets }, pathCheck };
+    const readFileSync = fs.readFileSync?.bind(fs);
+    const indexed = store && readFileSync ? { ...readOptions, store, kinds: factKinds, readFileSync, nowMs: ctx.nowMs } : undefined;
+    // git's index knows the blob of a tracked file the working tree has not changed
+    const gitBlob = (path: string) => (listing && !listing.dirty.has(path) ? listing.blobs.get(path) : undefined);
     let done = 0;
     const [outcomes, gitResult] = await Promise.all([
       mapLimit(listed, concurrency, async (path) => {
-        const outcome = await readCandidate(path, readOptions);
+        const outcome = indexed ? await readIndexed(path, gitBlob(path), indexed) : await readCandidate(path, readOptions);
         ctx.reporter.progress('collect', ++done, listed.length);
         return outcome;
       }),
@@ -94,6 +109,12 @@ export function createCollectStage(ports: Partial<CollectPorts> = {}): CollectSt
       warnings.push(`credentials redacted in ${redacted.length} file${redacted.length === 1 ? '' : 's'}: ${shown}${redacted.length > 5 ? '; ...' : ''}; set collect.include_secrets: true to keep them`);
     }
     ctx.reporter.debug(`collect: ${files.length} candidates, ${excluded.length} excluded`);
+    if (store) {
+      store.retainStats(rootReal, new Set(listed));
+      await store.save().catch((error: unknown) => {
+        warnings.push(`index ${store.path} could not be saved (${(error as NodeJS.ErrnoException).code ?? String(error)}): the next run reads changed files again`);
+      });
+    }
     const result: CollectResult = {
       root,
       files: files.sort(byPath),

@@ -1,5 +1,10 @@
 import { execFile, spawn } from 'node:child_process';
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import type { Config } from '../types.js';
+import { resolveCacheDir } from '../cache/cache-dir.js';
+import type { FactKind } from '../facts/fact-kind.js';
+import { factStorePath, openFactStore, type FactStore } from '../facts/fact-store.js';
+import { DEFAULT_FACT_KINDS } from '../facts/registry.js';
 
 /** What the collect stage needs from the file system. Tests may pass an in-memory fake. */
 export interface CollectFs {
@@ -8,6 +13,11 @@ export interface CollectFs {
   realpath(path: string): Promise<string>;
   readFile(path: string): Promise<Buffer>;
   readdir(path: string): Promise<DirEntry[]>;
+  /**
+   * Synchronous read, for content loaded on first use (a candidate whose facts came from the
+   * fact store is read only if a later stage asks for its text). Without it every file is read at collect.
+   */
+  readFileSync?(path: string): Buffer;
 }
 
 export type FileKind = 'file' | 'dir' | 'symlink' | 'other';
@@ -16,6 +26,8 @@ export interface FileInfo {
   kind: FileKind;
   size: number;
   mtimeMs: number;
+  /** Inode number, when the file system has one: part of the stat key of the fact store. */
+  ino?: number;
 }
 
 export interface DirEntry {
@@ -51,12 +63,22 @@ export interface GitPort {
   stream(args: string[], cwd: string, onData: (chunk: Buffer) => boolean): Promise<void>;
 }
 
+/**
+ * The persisted index for a root: null = none (every file is read, as with an in-memory fake
+ * fs). Called once per collect; a long-lived process returns the same store every time.
+ */
+export type FactStorePort = (rootReal: string, config: Config) => Promise<FactStore | null>;
+
 /** Ports of the collect stage. */
 export interface CollectPorts {
   fs: CollectFs;
   git: GitPort;
   /** Files read at once. The libuv pool has 4 threads; more in flight keeps it busy. */
   concurrency: number;
+  /** Default: the store under the cache directory when `fs` is the real one, else none. */
+  factStore: FactStorePort;
+  /** Fact kinds extracted from every blob read (default: src/facts/registry.ts). */
+  factKinds: ReadonlyArray<FactKind<unknown>>;
 }
 
 /** Large enough for `ls-files` of a monorepo (200k paths at ~100 bytes). */
@@ -64,12 +86,15 @@ const MAX_GIT_OUTPUT_BYTES = 512 * 1024 * 1024;
 export const DEFAULT_READ_CONCURRENCY = 32;
 
 export function defaultCollectPorts(): CollectPorts {
-  return { fs: nodeFs(), git: execGit(), concurrency: DEFAULT_READ_CONCURRENCY };
+  return { fs: nodeFs(), git: execGit(), concurrency: DEFAULT_READ_CONCURRENCY, factStore: diskFactStore, factKinds: DEFAULT_FACT_KINDS };
 }
+
+/** The fact store file under the run's cache directory, loaded in one read. */
+export const diskFactStore: FactStorePort = (rootReal, config) => openFactStore(factStorePath(resolveCacheDir(rootReal, config)));
 
 function toInfo(s: Stats): FileInfo {
   const kind: FileKind = s.isSymbolicLink() ? 'symlink' : s.isFile() ? 'file' : s.isDirectory() ? 'dir' : 'other';
-  return { kind, size: s.size, mtimeMs: s.mtimeMs };
+  return { kind, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
 }
 
 /**
@@ -85,6 +110,7 @@ export function nodeFs(): CollectFs {
     stat: async (path) => toInfo(statSync(path)),
     realpath: async (path) => realpathSync.native(path),
     readFile: async (path) => readFileSync(path),
+    readFileSync: (path) => readFileSync(path),
     readdir: async (path) =>
       readdirSync(path, { withFileTypes: true }).map((d) => ({
         name: d.name,

@@ -35,6 +35,8 @@ export async function locateRepository(git: GitPort, root: string): Promise<{ lo
 export interface GitListing {
   /** Root-relative paths git tracks. */
   tracked: Set<string>;
+  /** Blob id in git's index of each tracked regular file (not symlinks, submodules or conflicts). */
+  blobs: Map<string, string>;
   /** Root-relative untracked paths not ignored by any .gitignore. */
   untracked: Set<string>;
   /** Modified, staged or untracked. */
@@ -49,11 +51,26 @@ export interface GitListing {
  * `ls-files --others --exclude-standard`, without a third process.
  */
 export async function listRepository(git: GitPort, root: string, location: GitLocation): Promise<GitListing> {
-  const [tracked, status] = await Promise.all([
-    git.run(['ls-files', '-z', '--cached'], root),
+  const [staged, status] = await Promise.all([
+    git.run(['ls-files', '-z', '--stage'], root),
     git.run(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', '--', '.'], root),
   ]);
-  return { tracked: new Set(splitNul(tracked)), ...parseStatus(status, location.prefix) };
+  return { ...parseStagedFiles(staged), ...parseStatus(status, location.prefix) };
+}
+
+/** `git ls-files --stage -z` entries are `<mode> <blob> <stage>\t<path>`, paths relative to the cwd. */
+export function parseStagedFiles(output: Buffer): { tracked: Set<string>; blobs: Map<string, string> } {
+  const tracked = new Set<string>();
+  const blobs = new Map<string, string>();
+  for (const entry of splitNul(output)) {
+    const tab = entry.indexOf('\t');
+    if (tab === -1) continue;
+    const path = entry.slice(tab + 1);
+    tracked.add(path);
+    const [mode, blob, stage] = entry.slice(0, tab).split(' ');
+    if ((mode === '100644' || mode === '100755') && stage === '0' && blob !== undefined) blobs.set(path, blob);
+  }
+  return { tracked, blobs };
 }
 
 /** `git status --porcelain -z` entries are `XY path`, relative to the repository top. */
@@ -93,7 +110,7 @@ export const MAX_LOG_COMMITS = 20_000;
 export async function lastCommitTimes(
   git: GitPort,
   root: string,
-  options: { prefix: string; wanted: Set<string>; maxCommits?: number },
+  options: { prefix: string; wanted: Set<string>; maxCommits?: number; range?: string },
 ): Promise<Map<string, number>> {
   const { prefix, wanted } = options;
   const maxCommits = options.maxCommits ?? MAX_LOG_COMMITS;
@@ -133,7 +150,8 @@ export async function lastCommitTimes(
   };
 
   let stoppedEarly = false;
-  await git.stream(['log', '--format=%x00%ct', '--name-only', '-z', '--no-renames', '--', '.'], root, (chunk) => {
+  const range = options.range === undefined ? [] : [options.range];
+  await git.stream(['log', '--format=%x00%ct', '--name-only', '-z', '--no-renames', ...range, '--', '.'], root, (chunk) => {
     const data = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk;
     let start = 0;
     for (let nul = data.indexOf(0, start); nul !== -1; nul = data.indexOf(0, start)) {
@@ -151,6 +169,57 @@ export async function lastCommitTimes(
     for (const path of wanted) if (!times.has(path)) times.set(path, currentMs);
   }
   return times;
+}
+
+/** Where commit times are remembered between runs (the fact store). */
+export interface CommitTimesCache {
+  commitTimes(prefixKey: string): ReadonlyArray<{ head: string; times: Map<string, number> }>;
+  putCommitTimes(prefixKey: string, entry: { head: string; times: Map<string, number> }): void;
+}
+
+/**
+ * lastCommitTimes through a cache keyed by HEAD: history is content-addressed, so the same HEAD
+ * (in this checkout or a new clone) gives the same times. For a HEAD that descends from a
+ * remembered one, only the commits in between are walked; a path they do not touch keeps its
+ * remembered time. Anything else is one full walk, remembered for next time.
+ */
+export async function cachedCommitTimes(
+  git: GitPort,
+  root: string,
+  options: { prefix: string; head: string; wanted: Set<string>; cache: CommitTimesCache },
+): Promise<Map<string, number>> {
+  const { prefix, head, wanted, cache } = options;
+  const key = `prefix:${prefix}`;
+  const known = cache.commitTimes(key);
+  const covers = (times: Map<string, number>) => [...wanted].every((p) => times.has(p));
+  const exact = known.find((e) => e.head === head);
+  if (exact && covers(exact.times)) return new Map([...wanted].map((p) => [p, exact.times.get(p) as number]));
+  for (const entry of known) {
+    if (entry.head === head || !(await isAncestor(git, root, entry.head, head))) continue;
+    const newer = await lastCommitTimes(git, root, { prefix, wanted, range: `${entry.head}..${head}` });
+    const merged = new Map<string, number>();
+    for (const path of wanted) {
+      const t = newer.get(path) ?? entry.times.get(path);
+      if (t !== undefined) merged.set(path, t);
+    }
+    if (merged.size === wanted.size) {
+      cache.putCommitTimes(key, { head, times: merged });
+      return merged;
+    }
+  }
+  const times = await lastCommitTimes(git, root, { prefix, wanted });
+  cache.putCommitTimes(key, { head, times });
+  return times;
+}
+
+async function isAncestor(git: GitPort, root: string, ancestor: string, head: string): Promise<boolean> {
+  try {
+    await git.run(['merge-base', '--is-ancestor', ancestor, head], root);
+    return true;
+  } catch (error) {
+    if (error instanceof GitCommandError) return false;
+    throw error;
+  }
 }
 
 /** Assemble the GitFacts of a repository. */

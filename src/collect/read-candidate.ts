@@ -48,23 +48,9 @@ export async function readCandidate(path: string, options: ReadOptions): Promise
     const bytes = await fs.readFile(abs);
     // The file may have grown between stat and read.
     if (bytes.length > maxBytes) return exclude(tooLarge(bytes.length, maxBytes));
-    let text: string | undefined;
-    const decoded = () => (text ??= bytes.toString('utf8'));
-    const lineCount = countLines(bytes);
-    const reason = contentExclusion({ path, bytes, lineCount, text: decoded }, options.rules);
-    if (reason !== undefined) return exclude(reason);
-    let content = decoded();
-    let hash = createHash('sha256').update(bytes).digest('hex');
-    let redacted: string[] | undefined;
-    if (!options.rules.includeSecrets) {
-      const redaction = redactSecrets(content);
-      if (redaction.count > 0) {
-        content = redaction.text;
-        // Content-addressed caches key on this hash: a redacted file must not share entries with its raw bytes.
-        hash = createHash('sha256').update(`redacted-v${REDACTION_VERSION}\0${content}`).digest('hex');
-        redacted = redaction.kinds;
-      }
-    }
+    const analysed = analyseContent(path, bytes, options.rules);
+    if ('excluded' in analysed) return exclude(analysed.excluded);
+    const { content, hash, lineCount, redacted } = analysed;
     return {
       file: { path, content, size: bytes.length, mtimeMs: Math.floor(info.mtimeMs), hash, lineCount },
       ...(redacted ? { redacted } : {}),
@@ -74,6 +60,39 @@ export async function readCandidate(path: string, options: ReadOptions): Promise
     if (code === 'ENOENT') return exclude('vanished before it could be read (deleted in the working tree?)');
     return exclude(`unreadable (${code})`);
   }
+}
+
+/** What reading a file's bytes tells: why it is refused, or its text (redacted), content hash and line count. */
+export type ContentAnalysis = { blob: string } & ({ excluded: string } | { content: string; hash: string; lineCount: number; redacted?: string[] });
+
+/**
+ * The content rules, the content hash and credential redaction of one file's bytes: the one
+ * place every reader of candidate content (a full read, the fact store's first read of a blob)
+ * goes through, so a redacted file never leaks and never shares a cache entry with its raw bytes.
+ */
+export function analyseContent(path: string, bytes: Buffer, rules: RuleOptions): ContentAnalysis {
+  let text: string | undefined;
+  const decoded = () => (text ??= bytes.toString('utf8'));
+  const lineCount = countLines(bytes);
+  const blob = gitBlobId(bytes);
+  const reason = contentExclusion({ path, bytes, lineCount, text: decoded }, rules);
+  if (reason !== undefined) return { blob, excluded: reason };
+  const redaction = redactContent(decoded(), rules);
+  if (redaction === undefined) return { blob, content: decoded(), hash: blob, lineCount };
+  // Content-addressed caches key on this hash: a redacted file must not share entries with its raw bytes.
+  return { blob, content: redaction.text, hash: createHash('sha256').update(`redacted-v${REDACTION_VERSION}\0${redaction.text}`).digest('hex'), lineCount, redacted: redaction.kinds };
+}
+
+/** The redacted text of a candidate's content, or undefined when nothing is redacted (or secrets are included). */
+export function redactContent(text: string, rules: RuleOptions): { text: string; kinds: string[] } | undefined {
+  if (rules.includeSecrets) return undefined;
+  const redaction = redactSecrets(text);
+  return redaction.count > 0 ? redaction : undefined;
+}
+
+/** Git's blob id of some bytes (what `git hash-object` prints): sha1 of `blob <size>\0<bytes>`. */
+export function gitBlobId(bytes: Buffer): string {
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
 }
 
 /** Lines of a file from its bytes: 0x0A never occurs inside a multi-byte UTF-8 sequence. */

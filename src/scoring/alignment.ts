@@ -1,5 +1,6 @@
 import type { CandidateFile } from '../types.js';
-import { scoreBm25 } from './bm25.js';
+import { readFact } from '../facts/fact-kind.js';
+import { scoreBm25, termsFactKind } from './bm25.js';
 import { clamp01 } from './numbers.js';
 
 /**
@@ -43,7 +44,8 @@ export interface KeywordAlignment {
 
 /** `query`: the task text, or its terms (TaskFacts.terms). */
 export function keywordAlignment(query: string | readonly string[], files: CandidateFile[]): KeywordAlignment {
-  const { scores: raw, queryTerms, idealScore } = scoreBm25(files, query);
+  const docs = files.map((f) => ({ path: f.path, terms: readFact(termsFactKind, f) }));
+  const { scores: raw, queryTerms, idealScore } = scoreBm25(docs, query);
   let best = 0;
   for (const s of raw.values()) best = Math.max(best, s);
   const denominator = Math.max(best, KEYWORD_FLOOR_FRACTION * idealScore);

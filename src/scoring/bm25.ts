@@ -1,14 +1,67 @@
+import type { FactKind } from '../facts/fact-kind.js';
 import { extractTerms, pathTerms, queryTerms as queryTermsOf } from './terms.js';
 
 /**
  * Okapi BM25 over a file's content and its path (a BM25F-style merge: path terms count
- * PATH_WEIGHT times). Only the query's terms are counted per document, so memory stays
- * proportional to the query, not the vocabulary.
+ * PATH_WEIGHT times). Content terms come from each blob's terms fact, extracted once per blob
+ * and persisted by the fact store, so a warm run scores from memory without reading files.
  */
 
+/** A document: its path and either its term fact (from the fact store) or its content. */
 export interface Bm25Document {
   path: string;
-  content: string;
+  content?: string;
+  terms?: TermsFact;
+}
+
+/**
+ * The BM25 fact of one blob: every index term with its count, as one string
+ * `\nterm\tcount\nterm\tcount\n` (one string per file keeps the persisted store compact and
+ * loads in one structured-clone pass; a term's count is found with one indexOf), and the
+ * length estimate of the content.
+ */
+export interface TermsFact {
+  text: string;
+  length: number;
+}
+
+/** The fact kind the fact store keeps for BM25 (src/facts/registry.ts). */
+export const termsFactKind: FactKind<TermsFact> = {
+  name: 'bm25-terms',
+  version: 1,
+  extract: (_path, content) => termsFact(content),
+};
+
+/** Index terms of a text with their counts (content beyond MAX_INDEXED_CHARS is not indexed). */
+export function termsFact(content: string): TermsFact {
+  const text = content.length > MAX_INDEXED_CHARS ? content.slice(0, MAX_INDEXED_CHARS) : content;
+  const counts = new Map<string, number>();
+  const memo = new Map<string, string[]>();
+  const re = /[A-Za-z0-9_$-]+/g;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const raw = m[0];
+    let terms = memo.get(raw);
+    if (terms === undefined) {
+      terms = extractTerms(raw);
+      memo.set(raw, terms);
+    }
+    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+  }
+  let out = '\n';
+  for (const [term, count] of counts) out += `${term}\t${count}\n`;
+  return { text: out, length: Math.max(1, Math.round(text.length / AVG_CHARS_PER_TERM)) };
+}
+
+/** Count of one term in a terms fact (0 when absent). */
+export function termCount(fact: TermsFact, term: string): number {
+  const at = fact.text.indexOf(`\n${term}\t`);
+  if (at === -1) return 0;
+  let n = 0;
+  for (let i = at + term.length + 2; ; i++) {
+    const c = fact.text.charCodeAt(i);
+    if (c < 48 || c > 57) return n;
+    n = n * 10 + (c - 48);
+  }
 }
 
 export interface Bm25Options {
@@ -36,8 +89,6 @@ export interface Bm25Result {
 const DEFAULTS = { k1: 1.2, b: 0.3, pathWeight: 3 } as const;
 /** Characters per index term in typical source text: turns a file size into a BM25 length. */
 const AVG_CHARS_PER_TERM = 7;
-/** Shortest prefix a term is searched by; stems are cut by one character for -y/-ies, -e forms. */
-const MIN_PREFIX = 3;
 /** Content beyond this many characters is not indexed (huge generated files, minified blobs). */
 export const MAX_INDEXED_CHARS = 400_000;
 
@@ -49,14 +100,17 @@ export function scoreBm25(docs: Bm25Document[], query: string | readonly string[
   if (queryTerms.length === 0 || docs.length === 0) return { scores, queryTerms, idealScore: 0 };
 
   const wanted = new Set(queryTerms);
-  const memo = new Map<string, string[]>();
-  const finder = termFinder(queryTerms);
   const counts: Array<{ path: string; length: number; tf: Map<string, number> }> = [];
   const df = new Map<string, number>();
   let totalLength = 0;
   for (const doc of docs) {
+    const fact = doc.terms ?? termsFact(doc.content ?? '');
     const tf = new Map<string, number>();
-    let length = countTerms(doc.content.slice(0, MAX_INDEXED_CHARS), finder, wanted, tf, memo);
+    for (const term of queryTerms) {
+      const count = termCount(fact, term);
+      if (count > 0) tf.set(term, count);
+    }
+    let length = fact.length;
     length += countPathTerms(doc.path, wanted, tf, pathWeight);
     totalLength += length;
     for (const term of tf.keys()) df.set(term, (df.get(term) ?? 0) + 1);
@@ -79,44 +133,6 @@ export function scoreBm25(docs: Bm25Document[], query: string | readonly string[
   let idealScore = 0;
   for (const term of queryTerms) idealScore += (idf.get(term) ?? 0) * saturation;
   return { scores, queryTerms, idealScore };
-}
-
-/**
- * Count the query terms of a text. A word can only yield a query term if it contains that
- * term's surface prefix, so the text is searched for the prefixes (one case-insensitive regex
- * pass over literals, which is fast), and only the words around the hits are split and
- * stemmed. The document length is estimated from the size (AVG_CHARS_PER_TERM), which is all
- * BM25's length normalisation needs.
- */
-function countTerms(text: string, finder: RegExp, wanted: Set<string>, tf: Map<string, number>, memo: Map<string, string[]>): number {
-  finder.lastIndex = 0;
-  for (let m = finder.exec(text); m !== null; m = finder.exec(text)) {
-    let from = m.index;
-    while (from > 0 && isWordChar(text.charCodeAt(from - 1))) from--;
-    let to = m.index + m[0].length;
-    while (to < text.length && isWordChar(text.charCodeAt(to))) to++;
-    finder.lastIndex = to;
-    const raw = text.slice(from, to);
-    let terms = memo.get(raw);
-    if (terms === undefined) {
-      terms = extractTerms(raw);
-      memo.set(raw, terms);
-    }
-    for (const term of terms) if (wanted.has(term)) tf.set(term, (tf.get(term) ?? 0) + 1);
-  }
-  return Math.max(1, Math.round(text.length / AVG_CHARS_PER_TERM));
-}
-
-/** A regex matching the surface prefix of any of the terms (case-insensitive literals). */
-export function termFinder(terms: string[]): RegExp {
-  const prefixes = [...new Set(terms.map((t) => t.slice(0, Math.max(MIN_PREFIX, t.length - 1))))].sort((a, b) => b.length - a.length);
-  const alternation = prefixes.map((p) => p.replace(/[^a-z0-9]/g, '')).filter((p) => p !== '').join('|');
-  return new RegExp(alternation || '(?!)', 'gi');
-}
-
-/** [A-Za-z0-9_$-]: the characters extractTerms reads as one word. */
-function isWordChar(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36 || c === 45;
 }
 
 function countPathTerms(path: string, wanted: Set<string>, tf: Map<string, number>, weight: number): number {

@@ -37,6 +37,19 @@ export const NEUTRAL_FACTOR: Record<FactorName, number> = {
  * with the configured weights. Files come back sorted by relevance, ties by path.
  */
 export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDeps = {}): ScoreStage {
+  // One embedder per stage and embedding config: a long-lived stage (the warm index) loads the model once.
+  let loaded: { key: string; embedder: Promise<Embedder | null>; warnings: string[] } | undefined;
+  const embedderFor = async (ctx: RunContext): Promise<Embedder | null> => {
+    const key = JSON.stringify([ctx.config.relevance_scoring.embedding, resolveCacheDir(options.root, ctx.config)]);
+    if (loaded?.key !== key) {
+      const warnings: string[] = [];
+      loaded = { key, embedder: loadEmbedder(options, deps, { ...ctx, warnings }), warnings };
+    }
+    const embedder = await loaded.embedder;
+    // the warnings of loading it belong to every run that uses it
+    ctx.warnings.push(...loaded.warnings);
+    return embedder;
+  };
   return async ({ task, collected, facts: given }, ctx) => {
     const { files, git } = collected;
     const facts = given ?? buildTaskFacts(task, files.map((f) => f.path));
@@ -47,7 +60,7 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     let embedder: Embedder | null = null;
     let signals = deps.signals;
     if (signals === undefined) {
-      if (method !== 'keyword' && files.length > 0) embedder = await loadEmbedder(options, deps, ctx);
+      if (method !== 'keyword' && files.length > 0) embedder = await embedderFor(ctx);
       const cacheDir = resolveCacheDir(options.root, config);
       signals = defaultSignals({
         semantic: embedder ? bindSemanticAlignment(embedder, { root: options.root, cacheDir }) : null,

@@ -122,10 +122,11 @@ describe('collect in a git repository', () => {
     for (const ignored of ['debug.log', 'ignored-dir/file.ts', 'ignored-dir/', 'sub/local.txt']) expect(all).not.toContain(ignored);
   });
 
-  it('decodes invalid UTF-8 with replacement characters and hashes the raw bytes', () => {
+  it('decodes invalid UTF-8 with replacement characters and hashes the raw bytes as git does', () => {
     const file = result.files.find((f) => f.path === 'bad-utf8.txt');
     expect(file?.content).toBe('a\uFFFD\uFFFDb\n');
-    expect(file?.hash).toBe(createHash('sha256').update(Buffer.from([0x61, 0xff, 0xfe, 0x62, 0x0a])).digest('hex'));
+    expect(file?.hash).toBe(createHash('sha1').update('blob 5\0').update(Buffer.from([0x61, 0xff, 0xfe, 0x62, 0x0a])).digest('hex'));
+    expect(file?.hash).toBe(execFileSync('git', ['hash-object', 'bad-utf8.txt'], { cwd: repo.root, encoding: 'utf8' }).trim());
     expect(file?.size).toBe(5);
     expect(file?.lineCount).toBe(1);
   });

@@ -55,7 +55,7 @@ describe('readCandidate', () => {
         content: 'one\ntwo\n',
         size: 8,
         mtimeMs: 1234,
-        hash: createHash('sha256').update('one\ntwo\n').digest('hex'),
+        hash: createHash('sha1').update('blob 8\0one\ntwo\n').digest('hex'),
         lineCount: 2,
       },
     });

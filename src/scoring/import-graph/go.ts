@@ -9,17 +9,18 @@ import { dirOf, type ProjectIndex } from './project.js';
 export const goSupport: LanguageSupport = {
   name: 'go',
   files: /\.go$/,
+  extract: (content) => extractGoImports(content),
   prepare(project) {
     const modules = new Map<string, { dir: string; module: string } | null>();
-    return (file) => {
-      const mod = moduleFor(dirOf(file.path), project, modules);
+    return (path, specifiers) => {
+      const mod = moduleFor(dirOf(path), project, modules);
       if (mod === null) return [];
       const out = new Set<string>();
-      for (const spec of extractGoImports(file.content)) {
+      for (const spec of specifiers) {
         if (spec !== mod.module && !spec.startsWith(`${mod.module}/`)) continue;
         const rel = spec.slice(mod.module.length).replace(/^\//, '');
         const dir = mod.dir === '' ? rel : rel === '' ? mod.dir : `${mod.dir}/${rel}`;
-        for (const p of project.filesIn(dir)) if (p.endsWith('.go') && !p.endsWith('_test.go') && p !== file.path) out.add(p);
+        for (const p of project.filesIn(dir)) if (p.endsWith('.go') && !p.endsWith('_test.go') && p !== path) out.add(p);
       }
       return [...out];
     };

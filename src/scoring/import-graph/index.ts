@@ -1,4 +1,5 @@
 import type { CandidateFile } from '../../types.js';
+import { readFact, type FactKind } from '../../facts/fact-kind.js';
 import { goSupport } from './go.js';
 import { javaSupport } from './java.js';
 import type { LanguageSupport } from './language.js';
@@ -11,6 +12,20 @@ export type { LanguageSupport } from './language.js';
 
 /** The language registry: adding a language is adding a module here. */
 export const LANGUAGES: readonly LanguageSupport[] = [typescriptSupport, pythonSupport, goSupport, rustSupport, javaSupport];
+
+/** The language that reads a path's imports, if any. */
+export function importLanguageFor(path: string, languages: readonly LanguageSupport[] = LANGUAGES): LanguageSupport | undefined {
+  return languages.find((lang) => lang.files.test(path));
+}
+
+/** The import specifiers of a blob, by the language of its path; persisted by the fact store. */
+export const importsFactKind: FactKind<string[]> = {
+  name: 'import-specifiers',
+  version: 1,
+  pathKey: (path) => importLanguageFor(path)?.name ?? '',
+  withoutContent: (path) => (importLanguageFor(path) === undefined ? [] : undefined),
+  extract: (path, content) => importLanguageFor(path)?.extract(content) ?? [],
+};
 
 export interface ImportGraph {
   /** path -> files it imports (sorted). */
@@ -35,7 +50,9 @@ export function buildImportGraph(files: CandidateFile[], languages: readonly Lan
     if (!support) continue;
     let targets: string[];
     try {
-      targets = support.resolve(file);
+      // the persisted fact holds what the registered languages extract; another language reads the content
+      const specifiers = LANGUAGES.includes(support.lang) ? readFact(importsFactKind, file) : support.lang.extract(file.content);
+      targets = support.resolve(file.path, specifiers);
     } catch (error) {
       warnings.push(`dependency_depth: could not read the imports of ${file.path} (${error instanceof Error ? error.message : String(error)}); it has no edges`);
       continue;

@@ -9,11 +9,16 @@ import { scannedText, stripCStyleComments } from './language.js';
 export const javaSupport: LanguageSupport = {
   name: 'java',
   files: /\.(?:java|kt)$/,
+  // a specifier is the imported name, prefixed `static ` and/or suffixed `.*` as written
+  extract(content) {
+    const text = stripCStyleComments(scannedText(content));
+    return [...text.matchAll(/^\s*import\s+(static\s+)?([A-Za-z_][\w.]*?)(\.\*)?\s*;?\s*$/gm)].map((m) => `${m[1] ? 'static ' : ''}${m[2] as string}${m[3] ?? ''}`);
+  },
   prepare(project) {
-    return (file) => {
-      const text = stripCStyleComments(scannedText(file.content));
+    return (path, specifiers) => {
       const out = new Set<string>();
-      for (const m of text.matchAll(/^\s*import\s+(static\s+)?([A-Za-z_][\w.]*?)(\.\*)?\s*;?\s*$/gm)) {
+      for (const spec of specifiers) {
+        const m = /^(static )?(.*?)(\.\*)?$/.exec(spec) as RegExpExecArray;
         const parts = (m[2] as string).split('.');
         if (m[3]) {
           for (const dir of project.dirsWithSuffix(parts.join('/'))) {
@@ -31,7 +36,7 @@ export const javaSupport: LanguageSupport = {
           }
         }
       }
-      out.delete(file.path);
+      out.delete(path);
       return [...out];
     };
   },

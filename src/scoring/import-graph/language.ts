@@ -1,15 +1,17 @@
-import type { CandidateFile } from '../../types.js';
 import type { ProjectIndex } from './project.js';
 
 /**
- * One language's import support: which files it reads, and, bound to the project once per
- * run, the files a given file imports (root-relative paths of candidates; unresolvable
- * specifiers are dropped silently, never an error).
+ * One language's import support, in two halves: `extract` reads the import specifiers of a
+ * file's content (pure, per blob: the fact store persists them, so unchanged files are never
+ * re-scanned), and `prepare`, bound to the project once per run, resolves a file's specifiers
+ * to the files it imports (root-relative paths of candidates; unresolvable specifiers are
+ * dropped silently, never an error).
  */
 export interface LanguageSupport {
   readonly name: string;
   readonly files: RegExp;
-  prepare(project: ProjectIndex): (file: CandidateFile) => string[];
+  extract(content: string): string[];
+  prepare(project: ProjectIndex): (path: string, specifiers: string[]) => string[];
 }
 
 /** Characters before a hit searched for a comment marker. */

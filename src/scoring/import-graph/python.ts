@@ -11,12 +11,15 @@ import { dirOf, joinInside, type ProjectIndex } from './project.js';
 export const pythonSupport: LanguageSupport = {
   name: 'python',
   files: /\.pyi?$/,
+  // a specifier is `level|module|name,name` (PythonImport flattened for the fact store)
+  extract: (content) => extractPythonImports(scannedText(content)).map((i) => `${i.level}|${i.module}|${i.names.join(',')}`),
   prepare(project) {
-    return (file) => {
-      const text = scannedText(file.content);
+    return (path, specifiers) => {
       const out = new Set<string>();
-      for (const imp of extractPythonImports(text)) {
-        for (const target of resolvePython(imp, dirOf(file.path), project)) if (target !== file.path) out.add(target);
+      for (const spec of specifiers) {
+        const [level = '0', module = '', names = ''] = spec.split('|');
+        const imp: PythonImport = { level: Number(level), module, names: names === '' ? [] : names.split(',') };
+        for (const target of resolvePython(imp, dirOf(path), project)) if (target !== path) out.add(target);
       }
       return [...out];
     };

@@ -10,18 +10,26 @@ import { dirOf, joinInside, type ProjectIndex } from './project.js';
 export const rustSupport: LanguageSupport = {
   name: 'rust',
   files: /\.rs$/,
+  // specifiers: `mod name` for module declarations, `use crate::a::b` for use paths
+  extract(content) {
+    const text = stripCStyleComments(scannedText(content));
+    const mods = [...text.matchAll(/^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+([A-Za-z_]\w*)\s*;/gm)].map((m) => `mod ${m[1] as string}`);
+    const uses = [...text.matchAll(/\buse\s+((?:crate|super|self)(?:::[A-Za-z_]\w*)+)/g)].map((m) => `use ${m[1] as string}`);
+    return [...mods, ...uses];
+  },
   prepare(project) {
-    return (file) => {
-      const text = stripCStyleComments(scannedText(file.content));
-      const moduleDir = moduleDirOf(file.path);
+    return (path, specifiers) => {
+      const moduleDir = moduleDirOf(path);
       const out = new Set<string>();
-      for (const m of text.matchAll(/^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+([A-Za-z_]\w*)\s*;/gm)) {
-        const hit = moduleFile(joinInside(moduleDir, m[1] as string), project);
+      for (const spec of specifiers) {
+        if (!spec.startsWith('mod ')) continue;
+        const hit = moduleFile(joinInside(moduleDir, spec.slice(4)), project);
         if (hit) out.add(hit);
       }
-      const crateDir = crateRoot(file.path, project);
-      for (const m of text.matchAll(/\buse\s+((?:crate|super|self)(?:::[A-Za-z_]\w*)+)/g)) {
-        const segments = (m[1] as string).split('::');
+      const crateDir = crateRoot(path, project);
+      for (const spec of specifiers) {
+        if (!spec.startsWith('use ')) continue;
+        const segments = spec.slice(4).split('::');
         const head = segments.shift();
         let base: string | null;
         if (head === 'crate') base = crateDir;
@@ -40,7 +48,7 @@ export const rustSupport: LanguageSupport = {
           }
         }
       }
-      out.delete(file.path);
+      out.delete(path);
       return [...out];
     };
   },

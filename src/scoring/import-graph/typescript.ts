@@ -1,4 +1,3 @@
-import type { CandidateFile } from '../../types.js';
 import { isInComment, scannedText, type LanguageSupport } from './language.js';
 import { dirOf, joinInside, type ProjectIndex } from './project.js';
 import { readTsconfigAliases, type AliasResolver } from './tsconfig.js';
@@ -12,13 +11,14 @@ import { readTsconfigAliases, type AliasResolver } from './tsconfig.js';
 export const typescriptSupport: LanguageSupport = {
   name: 'typescript',
   files: /\.(?:[cm]?[jt]sx?|vue|svelte|astro)$/,
+  extract: (content) => extractSpecifiers(content),
   prepare(project) {
     const configs = new Map<string, AliasResolver | null>();
-    return (file) => {
+    return (path, specifiers) => {
       const out = new Set<string>();
-      for (const spec of extractSpecifiers(file.content)) {
-        const target = resolveSpecifier(spec, file, project, configs);
-        if (target !== null && target !== file.path) out.add(target);
+      for (const spec of specifiers) {
+        const target = resolveSpecifier(spec, path, project, configs);
+        if (target !== null && target !== path) out.add(target);
       }
       return [...out];
     };
@@ -43,13 +43,13 @@ const JS_TO_TS: Record<string, string[]> = {
   '.cjs': ['.cts', '.d.cts'],
 };
 
-function resolveSpecifier(spec: string, file: CandidateFile, project: ProjectIndex, configs: Map<string, AliasResolver | null>): string | null {
+function resolveSpecifier(spec: string, path: string, project: ProjectIndex, configs: Map<string, AliasResolver | null>): string | null {
   const clean = spec.replace(/[?#].*$/, '');
   if (clean.startsWith('.')) {
-    const base = joinInside(dirOf(file.path), clean);
+    const base = joinInside(dirOf(path), clean);
     return base === null ? null : probe(base, project);
   }
-  const aliases = aliasesFor(dirOf(file.path), project, configs);
+  const aliases = aliasesFor(dirOf(path), project, configs);
   if (aliases === null) return null;
   for (const base of aliases(clean)) {
     const hit = probe(base, project);

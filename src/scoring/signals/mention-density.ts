@@ -1,4 +1,5 @@
-import type { FactorScore, Signal } from '../../types.js';
+import type { CandidateFile, FactorScore, Signal } from '../../types.js';
+import { readFact, type FactKind } from '../../facts/fact-kind.js';
 import { round6 } from '../numbers.js';
 import { findAtReferences, resolveReference, type PathIndex, type Resolution } from '../references.js';
 
@@ -34,7 +35,7 @@ export const mentionDensitySignal: Signal = {
     for (const { resolution } of input.facts.atReferences) credit(resolution, null, (p, share) => add(p, 'task', share));
     for (const file of input.files) {
       const kind = ARTIFACT_PATH.test(file.path) ? 'artifact' : 'other';
-      for (const ref of findAtReferences(file.content)) credit(resolve(ref), file.path, (p, share) => add(p, kind, share));
+      for (const ref of readFact(mentionsFactKind, file)) credit(resolve(ref), file.path, (p, share) => add(p, kind, share));
     }
     const out = new Map<string, FactorScore>();
     for (const f of input.files) {
@@ -45,6 +46,13 @@ export const mentionDensitySignal: Signal = {
     }
     return out;
   },
+};
+
+/** The @-references written in a blob, persisted by the fact store (src/facts/registry.ts). */
+export const mentionsFactKind: FactKind<string[]> = {
+  name: 'at-mentions',
+  version: 1,
+  extract: (_path, content) => findAtReferences(content),
 };
 
 function credit(r: Resolution, self: string | null, give: (path: string, share: number) => void): void {

@@ -1,0 +1,148 @@
+import { sep } from 'node:path';
+import type { CandidateFile } from '../types.js';
+import { kindKey, type FactKind, type FactSource } from '../facts/fact-kind.js';
+import { collectFactKey, type CollectFact, type FactStore } from '../facts/fact-store.js';
+import type { FileInfo } from './collect-ports.js';
+import { analyseContent, readCandidate, redactContent, type ReadOptions, type ReadOutcome } from './read-candidate.js';
+
+/**
+ * A stat entry is trusted only for files last modified at least this long before it was
+ * recorded: a file written in the same instant as the scan could change again without its
+ * (size, mtime, inode) changing (git's "racily clean" problem).
+ */
+export const RACY_WINDOW_MS = 2000;
+
+export interface IndexedReadOptions extends ReadOptions {
+  store: FactStore;
+  /** Fact kinds extracted whenever a blob is read (src/facts/registry.ts). */
+  kinds: ReadonlyArray<FactKind<unknown>>;
+  /** Synchronous read for content loaded on first use. */
+  readFileSync: (abs: string) => Buffer;
+  /** Epoch ms of the run (the racy-stat guard). */
+  nowMs: number;
+}
+
+/**
+ * Collect one path through the fact store: a blob whose facts are known (from git's index for a
+ * tracked, unmodified file, else from the stat table) is not read; its content is loaded, and
+ * redacted, only if a later stage asks for it. Any other file is read once, and everything the
+ * registered fact kinds extract from it is stored under its content hash.
+ */
+export async function readIndexed(path: string, gitBlob: string | undefined, options: IndexedReadOptions): Promise<ReadOutcome> {
+  const { fs, rootReal, maxBytes, store } = options;
+  const abs = `${rootReal}${sep}${path.split('/').join(sep)}`;
+  let info: FileInfo;
+  try {
+    info = await fs.lstat(abs);
+  } catch {
+    return readCandidate(path, options);
+  }
+  // Links, directories and other oddities take the full path, which explains them.
+  if (info.kind !== 'file' || info.size > maxBytes) return bindRead(path, await readCandidate(path, options), options);
+  const basename = path.slice(path.lastIndexOf('/') + 1);
+  const includeSecrets = options.rules.includeSecrets;
+  const blob = gitBlob ?? statBlob(store.stat(rootReal, path), info);
+  const known = blob === undefined ? undefined : store.getCollect(collectFactKey(blob, basename, includeSecrets));
+  if (known && (known.excluded !== undefined || hasAllFacts(store, options.kinds, path, known.hash))) {
+    if (known.excluded !== undefined) return { excluded: { path, reason: known.excluded } };
+    const file = lazyFile(path, abs, info, known, options);
+    return { file, ...(known.redacted ? { redacted: known.redacted } : {}) };
+  }
+
+  let bytes: Buffer;
+  try {
+    bytes = await fs.readFile(abs);
+  } catch {
+    return readCandidate(path, options);
+  }
+  if (bytes.length > maxBytes) return readCandidate(path, options);
+  const analysed = analyseContent(path, bytes, options.rules);
+  const fact: CollectFact =
+    'excluded' in analysed
+      ? { excluded: analysed.excluded, lineCount: 0, hash: analysed.blob }
+      : { lineCount: analysed.lineCount, hash: analysed.hash, ...(analysed.redacted ? { redacted: analysed.redacted } : {}) };
+  store.putCollect(collectFactKey(analysed.blob, basename, includeSecrets), fact);
+  if (gitBlob === undefined && info.mtimeMs < options.nowMs - RACY_WINDOW_MS) {
+    store.setStat(rootReal, path, { size: bytes.length, mtimeMs: info.mtimeMs, ino: info.ino ?? 0, blob: analysed.blob });
+  }
+  if ('excluded' in analysed) return { excluded: { path, reason: analysed.excluded } };
+  const file: CandidateFile = { path, content: analysed.content, size: bytes.length, mtimeMs: Math.floor(info.mtimeMs), hash: analysed.hash, lineCount: analysed.lineCount };
+  extractAll(store, options.kinds, file);
+  attachFacts(file, store);
+  return { file, ...(analysed.redacted ? { redacted: analysed.redacted } : {}) };
+}
+
+/** The blob id the stat table holds for an unchanged file. */
+function statBlob(entry: { size: number; mtimeMs: number; ino: number; blob: string } | undefined, info: FileInfo): string | undefined {
+  if (!entry) return undefined;
+  return entry.size === info.size && entry.mtimeMs === info.mtimeMs && entry.ino === (info.ino ?? 0) ? entry.blob : undefined;
+}
+
+function hasAllFacts(store: FactStore, kinds: ReadonlyArray<FactKind<unknown>>, path: string, hash: string): boolean {
+  return kinds.every((kind) => kind.withoutContent?.(path) !== undefined || store.getFact(kindKey(kind, path), hash) !== undefined);
+}
+
+function extractAll(store: FactStore, kinds: ReadonlyArray<FactKind<unknown>>, file: CandidateFile): void {
+  for (const kind of kinds) {
+    if (kind.withoutContent?.(file.path) !== undefined) continue;
+    const key = kindKey(kind, file.path);
+    if (store.getFact(key, file.hash) === undefined) store.putFact(key, file.hash, kind.extract(file.path, file.content));
+  }
+}
+
+/** A candidate read by the full path (a symlink's target): its facts still go through the store. */
+function bindRead(path: string, outcome: ReadOutcome, options: IndexedReadOptions): ReadOutcome {
+  if ('file' in outcome) {
+    extractAll(options.store, options.kinds, outcome.file);
+    attachFacts(outcome.file, options.store);
+  }
+  return outcome;
+}
+
+/** Bind a file's facts, non-enumerable: a candidate compares and serialises by its data alone. */
+export function attachFacts(file: CandidateFile, store: FactStore): void {
+  Object.defineProperty(file, 'facts', { value: boundFacts(store, file), enumerable: false, configurable: true, writable: true });
+}
+
+/** Facts of one file: from the store, else extracted from its content and stored. */
+export function boundFacts(store: FactStore, file: Pick<CandidateFile, 'path' | 'hash' | 'content'>): FactSource {
+  return {
+    get<T>(kind: FactKind<T>): T {
+      const key = kindKey(kind, file.path);
+      const stored = store.getFact(key, file.hash);
+      if (stored !== undefined) return stored as T;
+      const value = kind.withoutContent?.(file.path) ?? kind.extract(file.path, file.content);
+      store.putFact(key, file.hash, value);
+      return value;
+    },
+  };
+}
+
+/**
+ * A candidate whose text is read on first use, through the same redaction as a full read:
+ * content that reaches any output never skips it.
+ */
+function lazyFile(path: string, abs: string, info: FileInfo, fact: CollectFact, options: IndexedReadOptions): CandidateFile {
+  let text: string | undefined;
+  const load = (): string => {
+    let raw: string;
+    try {
+      raw = options.readFileSync(abs).toString('utf8');
+    } catch {
+      // deleted since the scan: the next run drops it; this one renders it empty
+      raw = '';
+    }
+    return redactContent(raw, options.rules)?.text ?? raw;
+  };
+  const file = { path, size: info.size, mtimeMs: Math.floor(info.mtimeMs), hash: fact.hash, lineCount: fact.lineCount } as CandidateFile;
+  Object.defineProperty(file, 'content', {
+    enumerable: true,
+    configurable: true,
+    get: () => (text ??= load()),
+    set: (value: string) => {
+      text = value;
+    },
+  });
+  attachFacts(file, options.store);
+  return file;
+}

@@ -1,0 +1,109 @@
+import { execFileSync } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import type { Config } from '../config/schema.js';
+import type { CollectStage, HistoryMessage, RenderFormat } from '../stages.js';
+import type { CollectResult, Reporter } from '../types.js';
+import { resolveCacheDir } from '../cache/cache-dir.js';
+import { createCollectStage } from '../collect/collect-files.js';
+import { factStorePath, openFactStore, type FactStore } from '../facts/fact-store.js';
+import { defaultDeps, runContextBudget, type PipelineDeps, type PipelineResult } from '../pipeline.js';
+import { createChars4Tokenizer } from '../tokenize/tokenizer.js';
+import { silentReporter } from '../util/reporter.js';
+import { changedSince, takeSnapshot, type GitMetaPaths, type TreeSnapshot } from './tree-snapshot.js';
+
+export interface RepoIndexOptions {
+  /** Repository root; nothing outside it is read. */
+  root: string;
+  /** The config the index is built for; a query may pass another (budget, mode) for the same root. */
+  config: Config;
+  /** Stage and port overrides (tests, custom embedders); the collect stage is the index's own. */
+  deps?: Partial<Omit<PipelineDeps, 'collect'>>;
+  /** Wall clock for the racy-stat guard, epoch ms. */
+  now?: () => number;
+}
+
+export interface RepoIndexQuery {
+  task: string;
+  /** Another config for this query (same root): e.g. a provider mode's tier shares or budget. */
+  config?: Config;
+  history?: HistoryMessage[];
+  format?: RenderFormat;
+  reporter?: Reporter;
+}
+
+/**
+ * A warm index of one repository for a long-lived process (an MCP server, an agent loop's
+ * provider): created once per root, queried per task. The fact store is loaded once and kept
+ * in memory; the embedding model, the summary caches' LRU layers and the collected files
+ * stay warm between queries. Each query first checks, by stat alone, whether any collected
+ * file, directory or git's index/HEAD changed since the last one; if so it collects again
+ * (reading only new or changed blobs), so an edit between queries is in the next answer,
+ * which is the same record a cold run on that tree would give.
+ */
+export interface RepoIndex {
+  readonly root: string;
+  /** The pipeline deps with the warm stages: pass them to runContextBudget or a provider. */
+  readonly deps: PipelineDeps;
+  /** Collect now (only if something changed since the last collect) and return the result. */
+  refresh(config?: Config): Promise<CollectResult>;
+  query(query: RepoIndexQuery): Promise<PipelineResult>;
+  /** Persist what the index learnt (it is also saved after every collect that learnt something). */
+  close(): Promise<void>;
+}
+
+export function createRepoIndex(options: RepoIndexOptions): RepoIndex {
+  const root = isAbsolute(options.root) ? options.root : resolve(options.root);
+  const now = options.now ?? (() => Date.now());
+  const stores = new Map<string, Promise<FactStore>>();
+  const storeFor = (rootReal: string, config: Config) => {
+    const path = factStorePath(resolveCacheDir(rootReal, config));
+    let store = stores.get(path);
+    if (!store) stores.set(path, (store = openFactStore(path)));
+    return store;
+  };
+  const collect = warmCollect(createCollectStage({ factStore: storeFor }), now);
+  const deps: PipelineDeps = { ...defaultDeps(options.config, root), ...options.deps, collect };
+  return {
+    root,
+    deps,
+    refresh: (config = options.config) =>
+      collect({ root }, { config, tokenizer: createChars4Tokenizer(), reporter: silentReporter(), nowMs: now(), warnings: [] }),
+    query: (query) =>
+      runContextBudget(
+        { task: query.task, root, config: query.config ?? options.config, history: query.history, format: query.format, reporter: query.reporter },
+        deps,
+      ),
+    async close() {
+      for (const store of stores.values()) await (await store).save();
+    },
+  };
+}
+
+/**
+ * The collect stage of the warm index: the last result is reused while the tree's stat
+ * snapshot is unchanged and the collect config is the same; otherwise the incremental collect runs.
+ */
+function warmCollect(inner: CollectStage, now: () => number): CollectStage {
+  let last: { key: string; result: CollectResult; snapshot: TreeSnapshot; git: GitMetaPaths | undefined } | undefined;
+  return async (input, ctx) => {
+    const key = JSON.stringify([input.root, ctx.config.collect, ctx.config.cache, ctx.config.summarization.caching.cache_path]);
+    if (last && last.key === key && !changedSince(last.snapshot, last.git)) return { ...last.result, warnings: [...last.result.warnings] };
+    const result = await inner(input, ctx);
+    const rootReal = realpathSync.native(input.root);
+    const git = result.git.isRepo ? gitMetaPaths(rootReal) : undefined;
+    last = { key, result, snapshot: takeSnapshot(rootReal, result, git, now()), git };
+    return { ...result, warnings: [...result.warnings] };
+  };
+}
+
+function gitMetaPaths(rootReal: string): GitMetaPaths | undefined {
+  try {
+    const out = execFileSync('git', ['rev-parse', '--absolute-git-dir', '--git-common-dir'], { cwd: rootReal, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const [gitDir, common] = out.trim().split('\n');
+    if (!gitDir || !common) return undefined;
+    return { gitDir, commonDir: isAbsolute(common) ? common : resolve(rootReal, common) };
+  } catch {
+    return undefined;
+  }
+}

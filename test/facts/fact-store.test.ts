@@ -1,0 +1,174 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCollectStage } from '../../src/collect/collect-files.js';
+import { ConfigSchema } from '../../src/config/schema.js';
+import { emptyFactStore, factStorePath, FACT_STORE_VERSION, openFactStore } from '../../src/facts/fact-store.js';
+import { makeFixtureRepo, makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
+import { testContext } from '../helpers/fakes.js';
+
+describe('fact store file', () => {
+  let dir: Fixture;
+  beforeAll(() => {
+    dir = makeTempDir('aiwg-facts-');
+  });
+  afterAll(() => dir.cleanup());
+
+  it('round-trips facts, collect facts, stat entries and commit times in one file', async () => {
+    const path = join(dir.root, 'rt', 'facts.bin');
+    const store = emptyFactStore(path);
+    store.putFact('bm25-terms@1:', 'abc', { text: '\nretry\t2\n', length: 3 });
+    store.putCollect('abc\0a.ts\x000', { lineCount: 4, hash: 'abc' });
+    store.setStat('/repo', 'a.ts', { size: 10, mtimeMs: 1.5, ino: 7, blob: 'abc' });
+    store.putCommitTimes('prefix:', { head: 'h1', times: new Map([['a.ts', 1000]]) });
+    expect(store.dirty).toBe(true);
+    await store.save();
+    expect(store.dirty).toBe(false);
+
+    const again = await openFactStore(path);
+    expect(again.corrupt).toBeUndefined();
+    expect(again.getFact('bm25-terms@1:', 'abc')).toEqual({ text: '\nretry\t2\n', length: 3 });
+    expect(again.getCollect('abc\0a.ts\x000')).toEqual({ lineCount: 4, hash: 'abc' });
+    expect(again.stat('/repo', 'a.ts')).toEqual({ size: 10, mtimeMs: 1.5, ino: 7, blob: 'abc' });
+    expect(again.commitTimes('prefix:')[0]?.times.get('a.ts')).toBe(1000);
+    // the index directory ignores itself for git
+    expect(readFileSync(join(dir.root, 'rt', '.gitignore'), 'utf8')).toContain('*');
+  });
+
+  const valid = async () => {
+    const store = emptyFactStore(join(dir.root, 'valid', 'facts.bin'));
+    store.putFact('k', 'h', 'value');
+    await store.save();
+    return readFileSync(store.path);
+  };
+
+  it.each([
+    ['random bytes', () => Buffer.from('not an index at all, just text')],
+    ['an empty file', () => Buffer.alloc(0)],
+    ['a truncated file', (good: Buffer) => good.subarray(0, good.length - 5)],
+    ['a flipped payload byte', (good: Buffer) => Buffer.from(good.map((b, i) => (i === good.length - 3 ? b ^ 0xff : b)))],
+    ['another format version', (good: Buffer) => {
+      const copy = Buffer.from(good);
+      copy.writeUInt32LE(FACT_STORE_VERSION + 1, 8);
+      return copy;
+    }],
+  ])('%s is a miss with a reason, never a crash', async (_name, damage) => {
+    const path = join(dir.root, `bad-${_name.replace(/\W+/g, '-')}`, 'facts.bin');
+    mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(path, damage(await valid()));
+    const store = await openFactStore(path);
+    expect(store.corrupt).toMatch(/\w/);
+    expect(store.getFact('k', 'h')).toBeUndefined();
+    // the next save replaces the damaged file with a good one
+    await store.save();
+    expect((await openFactStore(path)).corrupt).toBeUndefined();
+  });
+});
+
+function settle(root: string, paths: string[]): void {
+  const past = Date.now() / 1000 - 60;
+  for (const path of paths) utimesSync(join(root, path), past, past);
+}
+
+describe('collect through the fact store', () => {
+  let repo: Fixture;
+  let caches: Fixture;
+  const files = {
+    'src/a.ts': "import { b } from './b.js';\nexport const a = b + 1; // see @src/b.ts\n",
+    'src/b.ts': 'export const b = 1;\n',
+    'src/c.py': 'import os\nprint(os.name)\n',
+    'README.md': '# demo\n',
+  };
+  beforeAll(() => {
+    repo = makeFixtureRepo([
+      { date: '2026-01-01T00:00:00Z', files },
+      { date: '2026-01-02T00:00:00Z', files: { 'src/b.ts': 'export const b = 2;\n' } },
+    ]);
+    caches = makeTempDir('aiwg-collect-caches-');
+  });
+  afterAll(() => {
+    repo.cleanup();
+    caches.cleanup();
+  });
+
+  /** The real file system, counting what is read. */
+  async function countingCollect(root: string, cacheDir: string) {
+    const { nodeFs, diskFactStore } = await import('../../src/collect/collect-ports.js');
+    const real = nodeFs();
+    const read: string[] = [];
+    const fs = {
+      ...real,
+      readFile: async (path: string) => {
+        read.push(path.slice(root.length + 1));
+        return real.readFile(path);
+      },
+    };
+    const context = testContext({ config: ConfigSchema.parse({ cache: { dir: cacheDir } }), nowMs: Date.now() });
+    const result = await createCollectStage({ fs, factStore: diskFactStore })({ root }, context);
+    return { result, read: read.sort(), warnings: result.warnings };
+  }
+
+  it('re-reads a file changed within the racy window on every run until it settles', async () => {
+    const cache = join(caches.root, 'racy');
+    repo.write('fresh.md', '# just written\n');
+    await countingCollect(repo.root, cache);
+    expect((await countingCollect(repo.root, cache)).read).toEqual(['fresh.md']);
+    settle(repo.root, ['fresh.md']);
+    await countingCollect(repo.root, cache);
+    expect((await countingCollect(repo.root, cache)).read).toEqual([]);
+    rmSync(join(repo.root, 'fresh.md'));
+  });
+
+  it('reads every file once, then nothing unchanged', async () => {
+    const cache = join(caches.root, 'one');
+    const cold = await countingCollect(repo.root, cache);
+    expect(cold.read).toEqual(['README.md', 'src/a.ts', 'src/b.ts', 'src/c.py']);
+    const warm = await countingCollect(repo.root, cache);
+    expect(warm.read).toEqual([]);
+    expect(warm.result.files).toEqual(cold.result.files);
+    repo.write('src/c.py', 'import sys\nprint(sys.argv)\n');
+    repo.write('new.md', '# new\n');
+    // written a minute ago: a stat taken in the same instant as a write is not trusted (racy), one older is
+    settle(repo.root, ['src/c.py', 'new.md']);
+    const edited = await countingCollect(repo.root, cache);
+    expect(edited.read).toEqual(['new.md', 'src/c.py']);
+    expect((await countingCollect(repo.root, cache)).read).toEqual([]);
+  });
+
+  it('a corrupt index is a miss: everything is read again, the result is the cold one, and it is rebuilt', async () => {
+    const cache = join(caches.root, 'corrupt');
+    const cold = await countingCollect(repo.root, cache);
+    writeFileSync(factStorePath(cache), 'garbage');
+    const again = await countingCollect(repo.root, cache);
+    expect(again.result.files).toEqual(cold.result.files);
+    expect(again.read).toEqual(cold.read);
+    expect(again.warnings.join('\n')).toMatch(/index .* was ignored \(not an aiwg index file\)/);
+    expect((await countingCollect(repo.root, cache)).read).toEqual([]);
+  });
+
+  it('an index path that cannot be written is a warning, not a failure', async () => {
+    const cache = join(caches.root, 'blocked');
+    mkdirSync(factStorePath(cache), { recursive: true });
+    const run = await countingCollect(repo.root, cache);
+    expect(run.result.files.map((f) => f.path)).toContain('src/a.ts');
+    expect(run.warnings.join('\n')).toMatch(/could not be saved/);
+  });
+
+  it('a new checkout at another commit reuses facts by blob id: only blobs that differ are read', async () => {
+    const cache = join(caches.root, 'shared');
+    await countingCollect(repo.root, cache);
+    const clone = makeTempDir('aiwg-clone-');
+    try {
+      clone.git('clone', '-q', repo.root, join(clone.root, 'co'));
+      const root = join(clone.root, 'co');
+      clone.git('-C', root, 'checkout', '-q', 'HEAD~1');
+      const run = await countingCollect(root, cache);
+      // HEAD~1 differs from the indexed working tree in src/b.ts (older commit) and src/c.py (edited, uncommitted, there)
+      expect(run.read).toEqual(['src/b.ts', 'src/c.py']);
+      expect(run.result.files.find((f) => f.path === 'src/b.ts')?.content).toBe(files['src/b.ts']);
+      expect(existsSync(factStorePath(cache))).toBe(true);
+    } finally {
+      clone.cleanup();
+    }
+  });
+});

@@ -1,0 +1,122 @@
+import { execFileSync } from 'node:child_process';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigSchema, type Config } from '../../src/config/schema.js';
+import { runContextBudget, type PipelineDeps, type PipelineResult } from '../../src/pipeline.js';
+import { createRepoIndex, type RepoIndex } from '../../src/repo-index/repo-index.js';
+import { makeFixtureRepo, makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
+
+/**
+ * The incremental index must never change an answer: after every kind of change to the tree,
+ * the next warm CLI-style run (a new pipeline over the persisted index) and the next query of
+ * a long-lived warm index give the same record as a cold run (empty cache) on the same tree.
+ */
+const NOW = Date.UTC(2026, 1, 1);
+const TASK = 'fix the retry backoff in the http client and the @src/log.ts logger';
+
+function configFor(cacheDir: string): Config {
+  return ConfigSchema.parse({ relevance_scoring: { scoring_method: 'keyword' }, tokenizer: 'chars4', cache: { dir: cacheDir } });
+}
+
+const fixed: Partial<PipelineDeps> = { now: () => NOW, newRunId: () => 'run' };
+
+/** The record without what differs between any two runs (ids, times) or names the cache directory, and every file's scores. */
+function comparable(result: PipelineResult): unknown {
+  const { run_id: _id, timestamp: _t, timings_ms: _ms, config_hash: _hash, ...rest } = result.record;
+  return { record: rest, scored: result.scored, rendered: result.rendered };
+}
+
+describe('incremental index: every change is picked up, answers equal a cold run', () => {
+  let repo: Fixture;
+  let caches: Fixture;
+  let warmIndex: RepoIndex;
+  let cold = 0;
+
+  const warmRun = () => runContextBudget({ task: TASK, root: repo.root, config: configFor(join(caches.root, 'warm-cli')) }, fixed);
+  const indexQuery = () => warmIndex.query({ task: TASK });
+  const coldRun = () => runContextBudget({ task: TASK, root: repo.root, config: configFor(join(caches.root, `cold-${cold++}`)) }, fixed);
+  const expectAllEqual = async () => {
+    const [warm, indexed] = [await warmRun(), await indexQuery()];
+    const reference = await coldRun();
+    expect(comparable(warm)).toEqual(comparable(reference));
+    expect(comparable(indexed)).toEqual(comparable(reference));
+    return reference;
+  };
+  const keyword = (result: PipelineResult, path: string) => result.scored.find((f) => f.path === path)?.factors.task_alignment.raw;
+  const included = ({ record }: PipelineResult) =>
+    [...record.allocation.primary.files, ...record.allocation.supporting.files, ...record.allocation.reference.files].map((f) => f.path).sort();
+
+  beforeAll(async () => {
+    repo = makeFixtureRepo([
+      {
+        date: '2026-01-05T10:00:00Z',
+        files: {
+          'src/http/client.ts': "import { backoff } from './retry.js';\nexport function request() { return backoff(3); }\n",
+          'src/http/retry.ts': 'export function backoff(attempt: number) { return 2 ** attempt * 100; }\n',
+          'src/log.ts': 'export function log(message: string) { console.log(message); }\n',
+          'src/billing/invoice.ts': 'export function invoiceTotal(lines: number[]) { return lines.length; }\n',
+          'docs/http.md': '# HTTP\n\nThe client retries with backoff; see @src/http/retry.ts.\n',
+        },
+      },
+      { date: '2026-01-20T10:00:00Z', files: { 'src/log.ts': 'export function log(message: string) { console.error(message); }\n' } },
+    ]);
+    caches = makeTempDir('aiwg-index-caches-');
+    warmIndex = createRepoIndex({ root: repo.root, config: configFor(join(caches.root, 'warm-index')), deps: fixed });
+    // both warm paths have seen the tree once before any change
+    await warmRun();
+    await indexQuery();
+  }, 120_000);
+
+  afterAll(async () => {
+    await warmIndex.close();
+    repo.cleanup();
+    caches.cleanup();
+  });
+
+  it('an unchanged tree gives the cold answer', async () => {
+    await expectAllEqual();
+  });
+
+  it('an edited tracked file (same size) is re-read', async () => {
+    const before = keyword(await coldRun(), 'src/billing/invoice.ts');
+    writeFileSync(join(repo.root, 'src/billing/invoice.ts'), 'export function invoiceRetry(lines: number[]) { return lines.length; }\n');
+    const result = await expectAllEqual();
+    expect(keyword(result, 'src/billing/invoice.ts')).toBeGreaterThan(before ?? Infinity);
+  });
+
+  it('an added untracked file is collected', async () => {
+    writeFileSync(join(repo.root, 'src/http/timeout.ts'), 'export const retryTimeout = 5000; // http retry backoff timeout\n');
+    const record = await expectAllEqual();
+    expect(included(record)).toContain('src/http/timeout.ts');
+  });
+
+  it('a deleted tracked file disappears', async () => {
+    rmSync(join(repo.root, 'src/http/retry.ts'));
+    const record = await expectAllEqual();
+    expect(included(record)).not.toContain('src/http/retry.ts');
+  });
+
+  it('a renamed file moves', async () => {
+    renameSync(join(repo.root, 'src/http/client.ts'), join(repo.root, 'src/http/http-client.ts'));
+    const record = await expectAllEqual();
+    expect(included(record)).toContain('src/http/http-client.ts');
+    expect(included(record)).not.toContain('src/http/client.ts');
+  });
+
+  it('a file staged, then a commit moving HEAD, are both seen', async () => {
+    execFileSync('git', ['add', '-A'], { cwd: repo.root });
+    await expectAllEqual();
+    execFileSync('git', ['commit', '-q', '-m', 'move'], { cwd: repo.root, env: { ...process.env, GIT_AUTHOR_DATE: '2026-01-25T10:00:00Z', GIT_COMMITTER_DATE: '2026-01-25T10:00:00Z' } });
+    await expectAllEqual();
+  });
+
+  it('an edit between two warm-index queries is in the second answer', async () => {
+    const before = await indexQuery();
+    writeFileSync(join(repo.root, 'src/billing/invoice.ts'), 'export function invoiceTotal(lines: number[]) { return lines.length; } // no http here\n');
+    writeFileSync(join(repo.root, 'src/log.ts'), 'export function log(message: string) { console.error(message); } // retry backoff http client logging\n');
+    const after = await indexQuery();
+    expect(comparable(after)).not.toEqual(comparable(before));
+    expect(comparable(after)).toEqual(comparable(await coldRun()));
+  });
+});
