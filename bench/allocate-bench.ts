@@ -3,6 +3,7 @@ import { degradeGreedy, prioritizeGreedy } from '../src/allocate/degrade-greedy.
 import { solveKnapsack, totalValue } from '../src/allocate/overflow.js';
 import { optionValue, type Candidate, type LevelOption } from '../src/allocate/candidates.js';
 import { allocateContext } from '../src/allocate/allocate-context.js';
+import { planBudget } from '../src/allocate/budget-plan.js';
 import { defaultConfig, type Level } from '../src/config/schema.js';
 import { createTokenizer, type Tokenizer } from '../src/tokenize/tokenizer.js';
 import { FACTOR_NAMES, type RunContext, type ScoredFile, type LevelContent } from '../src/types.js';
@@ -128,7 +129,7 @@ function endToEnd(tokenizer: Tokenizer): string {
   const config = defaultConfig();
   config.budget_config.overflow_strategy = 'summarize';
   const ctx: RunContext = { config, tokenizer, reporter: silentReporter(), nowMs: 0, warnings: [] };
-  const plan = { total: 100000, reserved: { output: 8000, system: 2000 }, available: 90000, tiers: { primary: 45000, supporting: 27000, reference: 13500, history: 4500 } };
+  const plan = planBudget(config);
   let rendered = 0;
   const { wall, cpu } = time(() => {
     rendered = allocateContext({ task: 'bench', root: '/bench', scored, levels, history: [], plan, format: 'xml' }, ctx).renderedTokens;

@@ -5,7 +5,8 @@
 export * from './types.js';
 export * from './stages.js';
 export * from './errors.js';
-export { runContextBudget, planBudget, defaultDeps, type PipelineDeps, type PipelineOptions, type PipelineResult } from './pipeline.js';
+export { planBudget, type BudgetRequest } from './allocate/budget-plan.js';
+export { runContextBudget, defaultDeps, type PipelineDeps, type PipelineOptions, type PipelineResult } from './pipeline.js';
 export * from './config/schema.js';
 export { createTokenizer, createChars4Tokenizer, TOKENIZER_IDS, isTokenizerId } from './tokenize/tokenizer.js';
 export { BudgetRecordSchema, RECORD_VERSION, type BudgetRecord, type RecordFile } from './record/record-schema.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CollectResult, Config, Reporter, RunContext, ScoredFile, TierName } from './types.js';
+import type { CollectResult, Config, Reporter, RunContext, ScoredFile } from './types.js';
 import type {
   AllocateStage,
   BudgetPlan,
@@ -10,7 +10,7 @@ import type {
   ScoreResult,
   ScoreStage,
 } from './stages.js';
-import { tierPercentages, TIER_NAMES } from './config/schema.js';
+import { planBudget } from './allocate/budget-plan.js';
 import { createTokenizer, type Tokenizer } from './tokenize/tokenizer.js';
 import { createCollectStage } from './collect/collect-files.js';
 import { createScoreStage } from './scoring/score-files.js';
@@ -46,6 +46,8 @@ export interface PipelineOptions {
   reporter?: Reporter;
   /** Warnings from before the run (e.g. LoadedConfig.warnings: reserves scaled to a small budget); recorded first. */
   warnings?: string[];
+  /** The budget of this run; `planBudget(config)` when absent. Callers with their own numbers pass `planBudget(config, { available })`. */
+  plan?: BudgetPlan;
 }
 
 export interface PipelineResult {
@@ -128,7 +130,7 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
     nowMs: startedAt,
     warnings: [],
   };
-  const plan = planBudget(config);
+  const plan = options.plan ?? planBudget(config);
 
   await deps.ensureOwnDirs(root, config);
   const { collected, scoring: scored, tiering } = await scoreTask({ task, root }, ctx, deps, time);
@@ -159,22 +161,4 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
     timings,
   });
   return { record, rendered: allocation.rendered, scored: scored.files };
-}
-
-/**
- * available = max_tokens - reserve_for_output - reserve_for_system; tiers by percentage. With
- * `budget_config.enabled: false` there are no tier shares: the whole budget is one pool,
- * handed to the tiers in flow order (the first tier holds it, what it leaves flows on).
- */
-export function planBudget(config: Config): BudgetPlan {
-  const { max_tokens, reserve_for_output, reserve_for_system } = config.budget_config.total_budget;
-  const available = Math.max(0, max_tokens - reserve_for_output - reserve_for_system);
-  const pct = config.budget_config.enabled ? tierPercentages(config) : onePool(config);
-  const tiers = Object.fromEntries(TIER_NAMES.map((t) => [t, Math.floor((available * pct[t]) / 100)])) as BudgetPlan['tiers'];
-  return { total: max_tokens, reserved: { output: reserve_for_output, system: reserve_for_system }, available, tiers };
-}
-
-function onePool(config: Config): Record<TierName, number> {
-  const first = config.budget_config.flow_order[0] ?? 'primary';
-  return Object.fromEntries(TIER_NAMES.map((t) => [t, t === first ? 100 : 0])) as Record<TierName, number>;
 }

@@ -73,13 +73,21 @@ export interface HistoryToolCall {
   arguments: string;
 }
 
+/**
+ * The budget of a run, an input of the engine (`planBudget` in src/allocate/budget-plan.ts makes
+ * it from config or a caller's numbers); the record carries it, so reports render from the record.
+ */
 export interface BudgetPlan {
   total: number;
   reserved: { output: number; system: number };
   /** total - reserves: what the rendered context may use, header and wrappers included. */
   available: number;
-  /** Tier budgets by the allocation percentages (before unused budget flows). */
+  /** Nominal tier budgets in tokens (before unused budget flows). */
   tiers: Record<TierName, number>;
+  /** The same as percentages of available; with one pool the first tier in flow order holds 100. */
+  shares: Record<TierName, number>;
+  /** budget_config.enabled false: no tier shares, one pool the tiers fill in flow order. */
+  onePool: boolean;
 }
 
 export type RenderFormat = 'xml' | 'markdown' | 'json';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../src/config/schema.js';
-import { planBudget } from '../src/pipeline.js';
+import { planBudget } from '../src/allocate/budget-plan.js';
 import { validateConfig } from '../src/config/validate.js';
 
 describe('planBudget', () => {

@@ -77,8 +77,8 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
     demand,
     available: plan.available,
     reserve: headerMode === 'full' ? reserve : plan.available,
-    // With budget_config.enabled false the plan is one pool: it has to flow.
-    flowUnused: budgetConfig.flow_unused || !budgetConfig.enabled,
+    // A one-pool plan (budget_config.enabled false) has to flow.
+    flowUnused: budgetConfig.flow_unused || plan.onePool,
     flowOrder: budgetConfig.flow_order,
   });
 

@@ -19,7 +19,6 @@ const NEAR_MISSES = 3;
 
 export interface AllocationReportOptions {
   showExcluded?: boolean;
-  percentages?: Record<TierName, number>;
   /** relevance_scoring.thresholds.include_minimum of the run, for the "nothing selected" advice. */
   includeMinimum?: number;
   /** ANSI colours for tiers and levels; none by default. */
@@ -41,12 +40,14 @@ export function renderAllocationReport(record: BudgetRecord, options: Allocation
   out.push('ALLOCATION:', '  Reserved:');
   out.push(`  - Output generation: ${fmt(record.reserved.output)} tokens`);
   out.push(`  - System prompts: ${fmt(record.reserved.system)} tokens`);
-  out.push(`  - Available: ${fmt(record.available)} tokens`, '');
+  out.push(`  - Available: ${fmt(record.available)} tokens`);
+  if (record.budget_plan?.one_pool) out.push('  - One pool (budget_config.enabled: false): the tiers fill it in flow order');
+  out.push('');
 
   for (const tier of TIER_NAMES) {
     const alloc = record.allocation[tier];
     if (tier === 'history' && alloc.files.length === 0) continue;
-    out.push(`${c.tier(tier, TIER_TITLES[tier])} (${tierBudgetLabel(alloc.budget, record.available, options.percentages?.[tier])}):`);
+    out.push(`${c.tier(tier, TIER_TITLES[tier])} (${tierBudgetLabel(alloc.budget, record, tier)}):`);
     const rows = alloc.files.map((f) => [f.path + (f.truncated ? ' (truncated)' : ''), f.level, fmt(f.tokens), f.relevance_score.toFixed(2)]);
     out.push(...renderTable(rows, { colorCell: (col, cell, row) => (col === 1 ? c.level(row[1] as Level, cell) : cell) }));
     const share = alloc.budget === 0 ? '' : ` (${pct(alloc.total_tokens, alloc.budget)} of allocation)`;
@@ -73,12 +74,20 @@ export function renderAllocationReport(record: BudgetRecord, options: Allocation
   return `${out.join('\n')}\n`;
 }
 
-/** "50% = 45,000 tokens", plus what flowed in from tiers that needed less. */
-function tierBudgetLabel(budget: number, available: number, percentage: number | undefined): string {
-  if (percentage === undefined) return `${pct(budget, available)} = ${fmt(budget)} tokens`;
-  const nominal = Math.floor((available * percentage) / 100);
-  const flowed = budget - nominal;
-  return `${percentage}% = ${fmt(nominal)} tokens${flowed > 0 ? `, +${fmt(flowed)} unused by other tiers` : ''}`;
+/**
+ * "50% = 45,000 tokens", plus what flowed in from tiers that needed less: the plan the record
+ * carries, never the config (which may not be what ran). One pool: what the tier took of it.
+ * A record without a plan (written before records carried it): the share of available it got.
+ */
+function tierBudgetLabel(budget: number, record: BudgetRecord, tier: TierName): string {
+  const plan = record.budget_plan;
+  if (plan === undefined) return `${pct(budget, record.available)} = ${fmt(budget)} tokens`;
+  if (plan.one_pool) return `${fmt(budget)} tokens of the ${fmt(record.available)}-token pool`;
+  const { percent, tokens } = plan.tiers[tier];
+  const flowed = budget - tokens;
+  // a budget under the nominal share: the boot header's reserve was taken from the tiers
+  const change = flowed > 0 ? `, +${fmt(flowed)} unused by other tiers` : flowed < 0 ? `, ${fmt(budget)} after the boot header` : '';
+  return `${percent}% = ${fmt(tokens)} tokens${change}`;
 }
 
 /** Overflow handling, and files shown below full detail even when nothing overflowed. */

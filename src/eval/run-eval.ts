@@ -2,6 +2,8 @@ import { performance } from 'node:perf_hooks';
 import type { Config, ScoringMethod } from '../config/schema.js';
 import type { Reporter, RunContext } from '../types.js';
 import type { PipelineDeps, PipelineOptions, PipelineResult } from '../pipeline.js';
+import type { BudgetPlan } from '../stages.js';
+import { planBudget } from '../allocate/budget-plan.js';
 import { createTokenizer, type Tokenizer, type TokenizerId } from '../tokenize/tokenizer.js';
 import { silentReporter } from '../util/reporter.js';
 import { InputError, UsageError } from '../errors.js';
@@ -24,7 +26,7 @@ export interface EvalOptions {
   budgets: number[];
   /** Scoring methods of ours to compare; the BM25 baseline always runs. */
   methods: ScoringMethod[];
-  /** The resolved config every run starts from (budget, method and cache dir are overridden). */
+  /** The resolved config every run starts from (method and cache dir are overridden; the budget is each run's plan). */
   config: Config;
   /** Shared cache directory for all worktrees (summaries, token counts, embeddings). */
   cacheDir: string;
@@ -162,15 +164,15 @@ async function replayInstance(input: ReplayInput, deps: EvalDeps): Promise<EvalR
 
   // Collect and score do not depend on the budget: run them once per instance (and method)
   // and charge their cost to every budget's time, so "ms/run" is what one real run costs.
-  const collect = once((await deps.createStages(runConfig(options, budgets[0] as number, 'keyword'), dir)).collect);
+  const collect = once((await deps.createStages(runConfig(options, 'keyword'), dir)).collect);
   for (const method of options.methods) {
-    const score = once((await deps.createStages(runConfig(options, budgets[0] as number, method), dir)).score);
+    const score = once((await deps.createStages(runConfig(options, method), dir)).score);
     for (const budget of budgets) {
       const run: EvalRun = { commit: instance.commit, method, budget };
       try {
         const t0 = performance.now();
         const result = await deps.runPipeline(
-          { task: instance.task, root: dir, config: runConfig(options, budget, method) },
+          { task: instance.task, root: dir, config: runConfig(options, method), plan: evalPlan(options.config, budget) },
           { collect: collect.stage, score: score.stage, now: () => instance.dateMs },
         );
         const wall = performance.now() - t0;
@@ -195,13 +197,17 @@ async function replayInstance(input: ReplayInput, deps: EvalDeps): Promise<EvalR
   return runs;
 }
 
-/** The config of one replay: the user's config with this budget, method and the shared cache. */
-export function runConfig(options: Pick<EvalOptions, 'config' | 'cacheDir'>, budget: number, method: ScoringMethod): Config {
+/** The config of one replay: the user's config with this method and the shared cache (the budget is the plan's). */
+export function runConfig(options: Pick<EvalOptions, 'config' | 'cacheDir'>, method: ScoringMethod): Config {
   const config = structuredClone(options.config);
-  config.budget_config.total_budget = { max_tokens: budget, reserve_for_output: 0, reserve_for_system: 0 };
   config.relevance_scoring.scoring_method = method;
   config.cache = { ...config.cache, dir: options.cacheDir };
   return config;
+}
+
+/** A replay's budget: `budget` tokens for the context itself, no reserves, so it compares to a retrieval limit. */
+export function evalPlan(config: Config, budget: number): BudgetPlan {
+  return planBudget(config, { available: budget, reserved: { output: 0, system: 0 } });
 }
 
 /** Run a stage once and hand every later caller the same result; remembers what the real call cost. */

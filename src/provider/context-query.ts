@@ -3,6 +3,7 @@ import type { HistoryMessage, RenderFormat } from '../stages.js';
 import type { Reporter } from '../types.js';
 import type { TokenizerId } from '../tokenize/tokenizer.js';
 import { runContextBudget, type PipelineDeps } from '../pipeline.js';
+import { planBudget } from '../allocate/budget-plan.js';
 import type { BudgetRecord } from '../record/record-schema.js';
 import { writeRecord } from '../record/write-record.js';
 import { applyMode, CONTEXT_MODES, DEFAULT_CONTEXT_MODE, resolveMode, type ContextMode } from './modes/index.js';
@@ -78,8 +79,10 @@ export async function runContextQuery(query: ContextQuery, options: RunContextQu
   checkRequest({ ...query, mode: modeName });
   const mode = resolveMode(modeName, options.modes ?? CONTEXT_MODES);
   const config = queryConfig(applyMode(options.config, mode), query);
+  // maxTokens is what the context may hold: the plan's available, the configured reserves around it
+  const plan = planBudget(config, query.maxTokens === undefined ? {} : { available: query.maxTokens });
   const result = await runContextBudget(
-    { task: query.task, root: options.root, config, history: query.history, format: query.format, reporter: options.reporter, warnings: options.warnings },
+    { task: query.task, root: options.root, config, plan, history: query.history, format: query.format, reporter: options.reporter, warnings: options.warnings },
     options.deps,
   );
   const { record } = result;
@@ -111,12 +114,11 @@ export function includedFiles(record: BudgetRecord): IncludedFile[] {
 }
 
 /**
- * The base config with a query's options on top, for one call. `maxTokens` sets max_tokens so
- * that available = maxTokens under the configured reserves.
+ * The base config with a query's options on top, for one call. `maxTokens` is not a config
+ * change: it is the run's BudgetPlan (`planBudget(config, { available })`).
  */
-export function queryConfig(config: Config, query: Omit<ContextQuery, 'task'>): Config {
+export function queryConfig(config: Config, query: Omit<ContextQuery, 'task' | 'maxTokens'>): Config {
   const budget = config.budget_config;
-  const total = budget.total_budget;
   return {
     ...config,
     tokenizer: query.tokenizer ?? config.tokenizer,
@@ -124,8 +126,6 @@ export function queryConfig(config: Config, query: Omit<ContextQuery, 'task'>): 
       ...budget,
       overflow_strategy: query.overflow ?? budget.overflow_strategy,
       strategy: query.strategy ?? budget.strategy,
-      total_budget:
-        query.maxTokens === undefined ? total : { ...total, max_tokens: query.maxTokens + total.reserve_for_output + total.reserve_for_system },
     },
     relevance_scoring: { ...config.relevance_scoring, scoring_method: query.scoring ?? config.relevance_scoring.scoring_method },
   };

@@ -43,6 +43,10 @@ export function buildRecord(input: BuildRecordInput): BudgetRecord {
     total_budget: plan.total,
     reserved: { output: plan.reserved.output, system: plan.reserved.system },
     available: plan.available,
+    budget_plan: {
+      one_pool: plan.onePool,
+      tiers: Object.fromEntries(TIER_NAMES.map((tier) => [tier, { percent: plan.shares[tier], tokens: plan.tiers[tier] }])) as NonNullable<BudgetRecord['budget_plan']>['tiers'],
+    },
     allocation: Object.fromEntries(TIER_NAMES.map((tier) => [tier, recordTier(allocation.tiers[tier])])) as Record<
       TierName,
       BudgetRecord['allocation']['primary']

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FACTOR_NAMES } from '../types.js';
-import { LEVELS, OVERFLOW_STRATEGIES, SCORING_METHODS } from '../config/schema.js';
+import { LEVELS, OVERFLOW_STRATEGIES, SCORING_METHODS, TIER_NAMES, type TierName } from '../config/schema.js';
 import { TOKENIZER_IDS } from '../tokenize/tokenizer.js';
 
 /**
@@ -33,6 +33,8 @@ export const RecordTierSchema = z.strictObject({
   files: z.array(RecordFileSchema),
 });
 
+const TierShareSchema = z.strictObject({ percent: z.number().min(0).max(100), tokens: z.number().int().nonnegative() });
+
 export const BudgetRecordSchema = z.strictObject({
   version: z.literal(RECORD_VERSION),
   run_id: z.string(),
@@ -43,6 +45,19 @@ export const BudgetRecordSchema = z.strictObject({
   total_budget: z.number().int().nonnegative(),
   reserved: z.strictObject({ output: z.number().int().nonnegative(), system: z.number().int().nonnegative() }),
   available: z.number().int().nonnegative(),
+  /**
+   * The run's budget plan: each tier's nominal share of `available` (percent and tokens) before
+   * unused budget flows, and whether the budget was one pool (budget_config.enabled false).
+   * Reports render from it. Absent in records written before it existed.
+   */
+  budget_plan: z
+    .strictObject({
+      one_pool: z.boolean(),
+      tiers: z.strictObject(
+        Object.fromEntries(TIER_NAMES.map((tier) => [tier, TierShareSchema])) as Record<TierName, typeof TierShareSchema>,
+      ),
+    })
+    .optional(),
   allocation: z.strictObject({
     primary: RecordTierSchema,
     supporting: RecordTierSchema,

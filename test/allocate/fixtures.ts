@@ -3,7 +3,8 @@ import type { Candidate, LevelOption } from '../../src/allocate/candidates.js';
 import type { AllocateInput, BudgetPlan, HistoryMessage, RenderFormat } from '../../src/stages.js';
 import type { Tokenizer } from '../../src/tokenize/tokenizer.js';
 import { FACTOR_NAMES } from '../../src/types.js';
-import { defaultConfig, tierPercentages, TIER_NAMES, type Config } from '../../src/config/schema.js';
+import { defaultConfig, type Config } from '../../src/config/schema.js';
+import { planBudget } from '../../src/allocate/budget-plan.js';
 
 /** A scored file as data: relevance, optional task_alignment, mention flag. */
 export function scored(path: string, relevance: number, extra: { alignment?: number; mentioned?: boolean; category?: FileCategory } = {}): ScoredFile {
@@ -24,9 +25,7 @@ export function levelsFor(path: string, lines: number, tokenizer: Tokenizer, omi
 
 /** A budget plan from a config with the given max_tokens and no reserves. */
 export function planFor(maxTokens: number, config: Config = defaultConfig()): BudgetPlan {
-  const pct = tierPercentages(config);
-  const tiers = Object.fromEntries(TIER_NAMES.map((t) => [t, Math.floor((maxTokens * pct[t]) / 100)])) as BudgetPlan['tiers'];
-  return { total: maxTokens, reserved: { output: 0, system: 0 }, available: maxTokens, tiers };
+  return planBudget(config, { available: maxTokens, reserved: { output: 0, system: 0 } });
 }
 
 /** A config with the given budget and no reserves. Spare-budget upgrades are off unless asked, so tests see the tier mechanics alone. */

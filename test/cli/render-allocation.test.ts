@@ -1,8 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderAllocationReport } from '../../src/cli/render-allocation.js';
 import { createColors, shouldColor } from '../../src/util/color.js';
 import { displayWidth } from '../../src/util/text-width.js';
 import { makeRecord, recordFile } from '../record/record-fixtures.js';
+import { runCli } from '../helpers/fakes.js';
+import { makeFixtureRepo, type Fixture } from '../helpers/fixture-repo.js';
+import { SERVICE_FILES, SERVICE_TASK } from '../scoring/calibration-fixture.js';
+import type { BudgetRecord } from '../../src/record/record-schema.js';
 
 const ANSI = /\x1b\[[0-9;]*m/g;
 
@@ -90,5 +94,50 @@ describe('the human allocation report', () => {
     [{ TERM: 'dumb' }, true, false],
   ])('colour with env %j and stdout TTY %s: %s', (env, tty, expected) => {
     expect(shouldColor(env, tty)).toBe(expected);
+  });
+});
+
+/** The human report renders from the record alone: the plan that ran, never the config's percentages. */
+let repo: Fixture;
+beforeAll(() => {
+  repo = makeFixtureRepo([{ files: SERVICE_FILES, date: '2010-01-01T00:00:00Z' }]);
+});
+afterAll(() => repo.cleanup());
+
+const FLAGS = ['--scoring', 'keyword', '--tokenizer', 'chars4', '--max-tokens', '3000', '--reserve-output', '300', '--reserve-system', '100', '--no-record'];
+
+async function run(config: string | null, extra: string[] = []) {
+  if (config !== null) repo.write('.aiwg/rag/config.yaml', config);
+  const report = await runCli(['context-budget', SERVICE_TASK, ...FLAGS, ...extra, '--root', repo.root], repo.root);
+  const json = await runCli(['context-budget', SERVICE_TASK, ...FLAGS, ...extra, '--json', '--root', repo.root], repo.root);
+  expect(report.code, report.stderr).toBe(0);
+  return { report: report.stdout, record: JSON.parse(json.stdout) as BudgetRecord };
+}
+
+describe('context-budget human report', () => {
+  it('with budget_config.enabled false prints the real pool, not the configured percentages', async () => {
+    const { report, record } = await run('budget_config:\n  enabled: false\n');
+    expect(record.budget_plan).toMatchObject({ one_pool: true, tiers: { primary: { percent: 100, tokens: 2600 }, supporting: { percent: 0, tokens: 0 } } });
+    expect(report).toContain('  - Available: 2,600 tokens\n  - One pool (budget_config.enabled: false): the tiers fill it in flow order\n');
+    expect(report).toMatch(/^PRIMARY CONTEXT \([\d,]+ tokens of the 2,600-token pool\):$/m);
+    expect(report).toMatch(/^SUPPORTING CONTEXT \([\d,]+ tokens of the 2,600-token pool\):$/m);
+    for (const configured of ['50% =', '30% =', '15% =', '5% =']) expect(report).not.toContain(configured);
+    // what the report says each tier got is what the record says
+    expect(report).toContain(`PRIMARY CONTEXT (${record.allocation.primary.budget.toLocaleString('en-US')} tokens of the 2,600-token pool)`);
+  });
+
+  it('with tier shares prints the planned share of the run, whatever the config says now', async () => {
+    const { record } = await run('budget_config:\n  enabled: true\n');
+    expect(record.budget_plan?.tiers.primary).toEqual({ percent: 50, tokens: 1300 });
+    const edited = structuredClone(record);
+    edited.budget_plan!.tiers.primary = { percent: 70, tokens: 1820 };
+    expect(renderAllocationReport(edited)).toMatch(/^PRIMARY CONTEXT \(70% = 1,820 tokens/m);
+  });
+
+  it('shows a tier budget the boot header reserve cut below its share', async () => {
+    const { report, record } = await run(null, ['--max-tokens', '700']);
+    const primary = record.allocation.primary.budget;
+    expect(primary).toBeLessThan(record.budget_plan!.tiers.primary.tokens);
+    expect(report).toContain(`PRIMARY CONTEXT (50% = 150 tokens, ${primary} after the boot header):`);
   });
 });

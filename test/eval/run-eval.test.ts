@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withWorktree } from '../../src/eval/worktree.js';
 import { runGit } from '../../src/eval/git.js';
-import { runEval, runConfig, type EvalDeps } from '../../src/eval/run-eval.js';
+import { runEval, runConfig, evalPlan, type EvalDeps } from '../../src/eval/run-eval.js';
 import { renderEvalReport } from '../../src/eval/render-eval.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createChars4Tokenizer } from '../../src/tokenize/tokenizer.js';
@@ -78,7 +78,7 @@ describe('runEval with a fake pipeline', () => {
           { path: 'src/http.ts', tier: 'primary', level: 'full' },
           { path: 'src/parser.ts', tier: 'reference', level: 'stub' },
         ],
-        { available: options.config.budget_config.total_budget.max_tokens, renderedTokens: 500 },
+        { available: options.plan!.available, renderedTokens: 500 },
       );
       const scored = ['src/http.ts', 'src/parser.ts', 'src/util.ts'].map((path) => ({ path }) as never);
       return { record, rendered: '', scored };
@@ -98,7 +98,9 @@ describe('runEval with a fake pipeline', () => {
     expect(calls.every((c) => c.root !== repo.root && !existsSync(c.root))).toBe(true);
     expect(calls[0]!.task).toBe('parse chunked bodies in the parser');
     expect(calls[0]!.config.cache.dir).toBe('/tmp/aiwg-eval-test-cache');
-    expect(calls[0]!.config.budget_config.total_budget).toEqual({ max_tokens: 400, reserve_for_output: 0, reserve_for_system: 0 });
+    // the budget is the run's plan (400 tokens, no reserves); the config is not rewritten
+    expect(calls[0]!.plan).toMatchObject({ total: 400, available: 400, reserved: { output: 0, system: 0 } });
+    expect(calls[0]!.config.budget_config).toEqual(defaultConfig().budget_config);
 
     expect(report.methods).toEqual(['bm25', 'keyword', 'semantic']);
     expect(report.budgets).toEqual([400, 32000]);
@@ -123,10 +125,12 @@ describe('runEval with a fake pipeline', () => {
     expect(strip(await runEval(options, fakeDeps([])))).toEqual(strip(await runEval(options, fakeDeps([]))));
   });
 
-  it('overrides budget, method and cache dir and nothing else', () => {
+  it('overrides method and cache dir and nothing else; the budget is a plan, not a config rewrite', () => {
     const base = defaultConfig();
-    const config = runConfig({ config: base, cacheDir: '/c' }, 1234, 'semantic');
+    const config = runConfig({ config: base, cacheDir: '/c' }, 'semantic');
     expect(config.relevance_scoring.scoring_method).toBe('semantic');
+    expect(config.budget_config).toEqual(base.budget_config);
+    expect(evalPlan(base, 1234)).toMatchObject({ total: 1234, available: 1234, reserved: { output: 0, system: 0 } });
     expect({ ...config, budget_config: base.budget_config, relevance_scoring: base.relevance_scoring, cache: base.cache }).toEqual(base);
     expect(base.cache.dir).toBeUndefined();
   });

@@ -13,7 +13,6 @@ import { writeFileAtomic } from '../../util/atomic-write.js';
 import { resolveRoot, resolveFromCwd } from '../resolve-root.js';
 import { budgetFlags, BUDGET_FLAG_HELP, BUDGET_FLAG_OPTIONS, parseFormat } from '../budget-flags.js';
 import type { HistoryMessage } from '../../stages.js';
-import { tierPercentages } from '../../config/schema.js';
 
 /** `--output -`: the context on stdout instead of a file (the Unix convention). */
 const STDOUT_PATH = '-';
@@ -70,7 +69,6 @@ export const contextBudgetCommand: Command = {
     }
     const report = renderAllocationReport(record, {
       showExcluded: values['show-allocation'] === true,
-      percentages: tierPercentages(config),
       includeMinimum: config.relevance_scoring.thresholds.include_minimum,
       colors: createColors(shouldColor(io.env, toStdout ? io.isTTY : io.stdoutIsTTY === true)),
     });
