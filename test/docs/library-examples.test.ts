@@ -3,17 +3,12 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeFixtureRepo, makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
+import { makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
+import { exampleRepo } from './example-repo.js';
+import { runnableBlock } from '../helpers/runnable-block.js';
 
 const run = promisify(execFile);
 const DOC = resolve('docs/library.md');
-
-/** The fenced block right after `<!-- runnable: NAME -->` in a markdown document. */
-export function runnableBlock(markdown: string, name: string): string {
-  const match = new RegExp(`<!-- runnable: ${name} -->\\n\`\`\`\\w*\\n([\\s\\S]*?)\\n\`\`\``).exec(markdown);
-  if (!match?.[1]) throw new Error(`docs/library.md has no block marked <!-- runnable: ${name} -->`);
-  return match[1];
-}
 
 /**
  * docs/library.md's examples, run as a user would: written to a .mjs file in a consumer
@@ -24,17 +19,7 @@ describe('docs/library.md runnable examples', () => {
   let repo: Fixture;
   let consumer: Fixture;
   beforeAll(() => {
-    repo = makeFixtureRepo([
-      {
-        date: '2026-01-01T10:00:00Z',
-        files: {
-          'src/http/retry.ts': '/** Retries a request with exponential backoff. */\nexport function retryWithBackoff(attempts: number): number {\n  return attempts * 2;\n}\n',
-          'src/http/client.ts': "import { retryWithBackoff } from './retry.js';\n/** The http client. */\nexport const client = { get: () => retryWithBackoff(3) };\n",
-          'src/billing/invoice.ts': '/** Invoice totals. */\nexport function invoiceTotal(lines: number[]): number {\n  return lines.length;\n}\n',
-          'README.md': '# svc\n\nAn http client with retries.\n',
-        },
-      },
-    ]);
+    repo = exampleRepo({ 'README.md': '# svc\n\nAn http client with retries.\n' });
     consumer = makeTempDir('aiwg-consumer-');
     mkdirSync(join(consumer.root, 'node_modules'));
     symlinkSync(resolve('.'), join(consumer.root, 'node_modules', 'aiwg-context'), 'dir');
