@@ -13,6 +13,7 @@ import type {
 import { planBudget } from './allocate/budget-plan.js';
 import { createTokenizer, type Tokenizer } from './tokenize/tokenizer.js';
 import { createCollectStage } from './collect/collect-files.js';
+import { createSecretCache } from './security/secret-cache.js';
 import { createScoreStage } from './scoring/score-files.js';
 import { createLevelsStage } from './summarize/levels-stage.js';
 import { allocateContext } from './allocate/allocate-context.js';
@@ -92,7 +93,7 @@ export async function scoreTask(
 /** Build the default stages for a config: real fs, git, embedder and caches. */
 export function defaultDeps(config: Config, root: string): PipelineDeps {
   return {
-    collect: createCollectStage(),
+    collect: createCollectStage({ secretCache: createSecretCache(root, config) }),
     score: createScoreStage({ root, config }),
     levels: createLevelsStage({ root, config }),
     allocate: allocateContext,

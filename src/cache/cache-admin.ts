@@ -1,6 +1,7 @@
-import { readdir, readFile, rm, rmdir, stat, unlink } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
-import { CACHE_FORMAT_VERSION, ENTRY_SUFFIX, isExpired, parseEnvelope } from './disk-cache.js';
+import { open, readdir, readFile, rmdir, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join, relative, sep } from 'node:path';
+import { CACHE_FORMAT_VERSION, CACHE_MARKER, ENTRY_SUFFIX, hasCacheMarker, isExpired, parseEnvelope } from './disk-cache.js';
+import { EMBEDDING_PACK_FILE, EMBEDDING_PACK_MAGIC } from '../scoring/semantic/embedding-store.js';
 
 /** Temp files of a writer that died are removed by prune once this old. */
 export const STALE_TEMP_MS = 60 * 60 * 1000;
@@ -79,34 +80,43 @@ export interface PruneResult {
 export async function pruneCache(name: string, dir: string, options: { nowMs: number; maxAgeMs: number }): Promise<PruneResult> {
   const result: PruneResult = { name, dir, removed: 0, freedBytes: 0, kept: 0 };
   const removed: string[] = [];
+  const marked = hasCacheMarker(dir);
   for (const file of (await listCacheFiles(dir)) ?? []) {
     let remove = false;
     if (file.isTemp) remove = options.nowMs - file.mtimeMs > STALE_TEMP_MS;
     else if (file.isEntry) {
       const entry = parseEnvelope(await readFile(file.path, 'utf8').catch(() => ''));
-      remove = !entry || entry.v !== CACHE_FORMAT_VERSION || isExpired(entry.createdMs, options.nowMs, options.maxAgeMs);
+      // A file that is not our envelope is corrupt only in a directory we own (marked).
+      remove = !entry ? marked : entry.v !== CACHE_FORMAT_VERSION || isExpired(entry.createdMs, options.nowMs, options.maxAgeMs);
     } else continue;
+    // Temp files are recognised by name only: without our marker, the directory is not ours.
+    if (file.isTemp && !marked) continue;
     if (remove && (await removeFile(file.path))) {
       result.removed += 1;
       result.freedBytes += file.bytes;
       removed.push(file.path);
     } else if (!remove) result.kept += 1;
   }
-  await removeEmptiedDirs(removed);
+  await removeEmptiedDirs(removed, dir);
   return result;
 }
 
-/** Remove every entry and temp file (entriesOnly), or the whole directory of a foreign cache. */
+/**
+ * Remove what our caches wrote, and nothing else. A directory without the cache marker is
+ * left alone (and reported as kept); inside a marked one, an entry file goes only when its
+ * content is our envelope, a temp file only when it has our temp name. The embeddings cache
+ * (`entriesOnly` false) is a pack per model: `<dir>/<model>/vectors.pack` starting with the
+ * pack magic, and its compaction temp files.
+ */
 export async function clearCache(name: string, dir: string, entriesOnly = true): Promise<PruneResult> {
-  const files = (await listCacheFiles(dir)) ?? [];
   const result: PruneResult = { name, dir, removed: 0, freedBytes: 0, kept: 0 };
-  if (!entriesOnly) {
-    await rm(dir, { recursive: true, force: true });
-    return { ...result, removed: files.length, freedBytes: files.reduce((s, f) => s + f.bytes, 0) };
-  }
+  const files = (await listCacheFiles(dir)) ?? [];
+  const marked = hasCacheMarker(dir);
   const removed: string[] = [];
   for (const file of files) {
-    if (!file.isEntry && !file.isTemp) {
+    if (basename(file.path) === CACHE_MARKER) continue;
+    const ours = entriesOnly ? await isOurEntry(file, marked) : await isOurPackFile(dir, file.path, marked);
+    if (!ours) {
       result.kept += 1;
       continue;
     }
@@ -116,8 +126,38 @@ export async function clearCache(name: string, dir: string, entriesOnly = true):
       removed.push(file.path);
     }
   }
-  await removeEmptiedDirs(removed);
+  await removeEmptiedDirs(removed, dir);
   return result;
+}
+
+async function isOurEntry(file: CacheFile, marked: boolean): Promise<boolean> {
+  if (file.isTemp) return marked;
+  if (!file.isEntry) return false;
+  // In a marked directory an entry-shaped file is ours even when corrupt; elsewhere only a valid envelope is.
+  return marked || parseEnvelope(await readFile(file.path, 'utf8').catch(() => '')) !== undefined;
+}
+
+async function isOurPackFile(dir: string, path: string, marked: boolean): Promise<boolean> {
+  const parts = relative(dir, path).split(sep);
+  if (parts.length !== 2) return false;
+  const base = parts[1]!;
+  if (base === EMBEDDING_PACK_FILE) {
+    const head = await readHead(path, EMBEDDING_PACK_MAGIC.length);
+    return head.length === 0 ? marked : head.toString('latin1') === EMBEDDING_PACK_MAGIC;
+  }
+  return marked && base.startsWith(`${EMBEDDING_PACK_FILE}.`) && base.endsWith('.tmp');
+}
+
+async function readHead(path: string, bytes: number): Promise<Buffer> {
+  const handle = await open(path, 'r').catch(() => undefined);
+  if (!handle) return Buffer.alloc(0);
+  try {
+    const buffer = Buffer.alloc(bytes);
+    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
 }
 
 async function removeFile(path: string): Promise<boolean> {
@@ -129,9 +169,12 @@ async function removeFile(path: string): Promise<boolean> {
   }
 }
 
-/** Shard and namespace directories emptied by removing `paths` (only those: never a user's directory). */
-async function removeEmptiedDirs(paths: string[]): Promise<void> {
-  const shards = [...new Set(paths.map((p) => dirname(p)))];
+/**
+ * Shard and namespace directories emptied by removing `paths` (only those: never a user's
+ * directory, never the cache directory itself; rmdir fails on a directory that is not empty).
+ */
+async function removeEmptiedDirs(paths: string[], cacheDir: string): Promise<void> {
+  const shards = [...new Set(paths.map((p) => dirname(p)))].filter((d) => d !== cacheDir);
   for (const shard of shards) await rmdir(shard).catch(() => undefined);
-  for (const namespace of new Set(shards.map((s) => dirname(s)))) await rmdir(namespace).catch(() => undefined);
+  for (const namespace of new Set(shards.map((s) => dirname(s)))) if (namespace !== cacheDir) await rmdir(namespace).catch(() => undefined);
 }

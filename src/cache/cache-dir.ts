@@ -34,6 +34,11 @@ export function resolveTokenCacheDir(root: string, config: Config): string {
   return join(resolveCacheDir(root, config), 'tokens');
 }
 
+/** Secret-scan findings of file contents, keyed by content hash: `<cache dir>/secrets`. */
+export function resolveSecretCacheDir(root: string, config: Config): string {
+  return join(resolveCacheDir(root, config), 'secrets');
+}
+
 /** Where the semantic scorer keeps its vectors: `<cache dir>/embeddings`. */
 export function resolveEmbeddingsCacheDir(root: string, config: Config): string {
   return join(resolveCacheDir(root, config), 'embeddings');

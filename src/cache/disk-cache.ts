@@ -1,5 +1,6 @@
 import { randomBytes, createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { ensureDir } from '../util/atomic-write.js';
 import { join } from 'node:path';
 import type { KeyValueCache } from '../types.js';
 
@@ -10,6 +11,28 @@ import type { KeyValueCache } from '../types.js';
 export const CACHE_FORMAT_VERSION = 1;
 export const CACHE_FORMAT_NAME = 'aiwg-cache';
 export const ENTRY_SUFFIX = '.json';
+
+/**
+ * The file that marks a directory as made by our caches (`<cache dir>/.aiwg-cache`). Cache
+ * commands touch a directory only when it holds this marker, and within it only files that
+ * are our entries: `AIWG_CACHE_DIR=.` must never cost the user a file.
+ */
+export const CACHE_MARKER = '.aiwg-cache';
+
+/** Write the marker of a cache directory once (the directory must exist). */
+export function writeCacheMarker(dir: string): void {
+  const path = join(dir, CACHE_MARKER);
+  if (existsSync(path)) return;
+  try {
+    writeFileSync(path, `${JSON.stringify({ format: CACHE_FORMAT_NAME, note: 'made by aiwg-context; aiwg cache clear removes only its own entries here' })}\n`, { flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
+export function hasCacheMarker(dir: string): boolean {
+  return existsSync(join(dir, CACHE_MARKER));
+}
 
 /** The envelope written to disk around each value. */
 export interface CacheEnvelope {
@@ -64,7 +87,8 @@ export function createDiskCache(options: DiskCacheOptions): KeyValueCache {
       const file = entryPath(dir, namespace, key);
       const shard = join(file, '..');
       if (!madeDirs.has(shard)) {
-        mkdirSync(shard, { recursive: true });
+        ensureDir(shard);
+        writeCacheMarker(dir);
         madeDirs.add(shard);
       }
       const envelope: CacheEnvelope = { format: CACHE_FORMAT_NAME, v: formatVersion, ns: namespace, key, createdMs: now(), value };

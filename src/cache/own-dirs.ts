@@ -1,4 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
+import { ensureDir } from '../util/atomic-write.js';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { resolveCacheDir, resolveSummaryCacheDir } from './cache-dir.js';
@@ -46,7 +47,8 @@ export async function ensureOwnDirs(root: string, config?: Config): Promise<void
 
 /** Create `dir` with its `.gitignore`, never overwriting one that exists. */
 export async function ensureIgnoredDir(dir: string, gitignore: string): Promise<void> {
-  await mkdir(dir, { recursive: true });
+  // One level at a time: Node's recursive mkdir loops forever under /proc.
+  ensureDir(dir);
   try {
     // `wx`: never overwrite a .gitignore someone wrote; two runs racing both end with one file.
     await writeFile(join(dir, '.gitignore'), gitignore, { flag: 'wx' });

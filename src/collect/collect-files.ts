@@ -1,6 +1,6 @@
 import { relative, sep } from 'node:path';
 import type { CollectStage } from '../stages.js';
-import type { CandidateFile, CollectResult, Config, ExcludedFile, GitFacts } from '../types.js';
+import type { CandidateFile, CollectResult, Config, ExcludedFile, GitFacts, KeyValueCache } from '../types.js';
 import { InputError } from '../errors.js';
 import { resolveCacheDir, resolveSummaryCacheDir } from '../cache/cache-dir.js';
 import { defaultCollectPorts, GitCommandError, type CollectPorts } from './collect-ports.js';
@@ -23,7 +23,9 @@ export type { CollectPorts } from './collect-ports.js';
  * excluded directory are reported once, as the directory with a file count.
  * Output is sorted by path so the same tree gives the same bytes.
  */
-export function createCollectStage(ports: Partial<CollectPorts> = {}): CollectStage {
+export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?: KeyValueCache | null } = {}): CollectStage {
+  // `secretCache`: findings of the secret scan by content hash (security/secret-cache.ts); the
+  // pipeline passes the disk-backed one, so a warm run never rescans; none = scan every file.
   const { fs, git, concurrency, factKinds } = { ...defaultCollectPorts(), ...ports };
   // An injected file system (an in-memory fake) gets no disk index unless one is injected too.
   const factStore = ports.factStore ?? (ports.fs ? async () => null : defaultCollectPorts().factStore);
@@ -81,7 +83,9 @@ export function createCollectStage(ports: Partial<CollectPorts> = {}): CollectSt
     }
 
     const pathCheck = (path: string) => filter.excludedAncestor(path)?.reason ?? filter.fileReason(path);
-    const readOptions = { fs, rootReal, maxBytes: ctx.config.collect.max_file_bytes, rules: { includeSecrets: ctx.config.collect.include_secrets }, pathCheck };
+    const includeSecrets = ctx.config.collect.include_secrets;
+    const secretCache = includeSecrets ? null : (ports.secretCache ?? null);
+    const readOptions = { fs, rootReal, maxBytes: ctx.config.collect.max_file_bytes, rules: { includeSecrets }, pathCheck, secretCache };
     const readFileSync = fs.readFileSync?.bind(fs);
     const indexed = store && readFileSync ? { ...readOptions, store, kinds: factKinds, readFileSync, nowMs: ctx.nowMs } : undefined;
     // git's index knows the blob of a tracked file the working tree has not changed

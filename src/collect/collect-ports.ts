@@ -5,13 +5,24 @@ import { resolveCacheDir } from '../cache/cache-dir.js';
 import type { FactKind } from '../facts/fact-kind.js';
 import { factStorePath, openFactStore, type FactStore } from '../facts/fact-store.js';
 import { DEFAULT_FACT_KINDS } from '../facts/registry.js';
+import { MAX_INPUT_FILE_BYTES, readRegularFileSync, type RefusalCode } from '../security/read-guard.js';
+
+/** Error codes of a refused read, as read-candidate.ts maps them to reasons. */
+const GUARD_ERRNO: Record<RefusalCode, string> = {
+  'not-found': 'ENOENT',
+  'outside-root': 'E_OUTSIDE_ROOT',
+  'not-regular': 'E_NOT_REGULAR',
+  'too-large': 'E_TOO_LARGE',
+  unreadable: 'EIO',
+};
 
 /** What the collect stage needs from the file system. Tests may pass an in-memory fake. */
 export interface CollectFs {
   lstat(path: string): Promise<FileInfo>;
   stat(path: string): Promise<FileInfo>;
   realpath(path: string): Promise<string>;
-  readFile(path: string): Promise<Buffer>;
+  /** The bytes of a regular file of at most `maxBytes` (checked on the descriptor before reading). */
+  readFile(path: string, maxBytes?: number): Promise<Buffer>;
   readdir(path: string): Promise<DirEntry[]>;
   /**
    * Synchronous read, for content loaded on first use (a candidate whose facts came from the
@@ -109,7 +120,11 @@ export function nodeFs(): CollectFs {
     lstat: async (path) => toInfo(lstatSync(path)),
     stat: async (path) => toInfo(statSync(path)),
     realpath: async (path) => realpathSync.native(path),
-    readFile: async (path) => readFileSync(path),
+    readFile: async (path, maxBytes = MAX_INPUT_FILE_BYTES) => {
+      const read = readRegularFileSync(path, { maxBytes });
+      if (read.kind === 'ok') return read.file.bytes;
+      throw Object.assign(new Error(`${path} ${read.reason}`), { code: GUARD_ERRNO[read.code] });
+    },
     readFileSync: (path) => readFileSync(path),
     readdir: async (path) =>
       readdirSync(path, { withFileTypes: true }).map((d) => ({

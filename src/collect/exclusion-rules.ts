@@ -79,10 +79,28 @@ const BINARY_EXTENSIONS = new Set(
   ).split(' '),
 );
 
-const SECRET_EXTENSIONS = new Set(['pem', 'key', 'p12', 'pfx', 'jks', 'keystore', 'ppk']);
-const SECRET_NAMES = new Set(['credentials.json', '.netrc', '_netrc', '.git-credentials', '.htpasswd']);
+const SECRET_EXTENSIONS = new Set(['pem', 'key', 'p12', 'pfx', 'jks', 'keystore', 'ppk', 'tfvars', 'kubeconfig']);
+/** Files that are credentials by nature, by base name. */
+const SECRET_NAMES = new Set([
+  'credentials.json',
+  '.netrc',
+  '_netrc',
+  '.git-credentials',
+  '.htpasswd',
+  '.envrc',
+  '.pgpass',
+  'kubeconfig',
+  '.s3cfg',
+  '.boto',
+  '.vault-token',
+  'terraform.tfstate',
+  'terraform.tfstate.backup',
+]);
+/** Credentials by their place: the tail of the root-relative path. */
+const SECRET_PATHS = ['.docker/config.json', '.aws/credentials', '.aws/config', '.kube/config', '.config/gcloud/credentials.db'];
 /** Templates that document variables without values: useful context, not secrets. */
 const ENV_TEMPLATES = new Set(['.env.example', '.env.sample', '.env.template']);
+const TEMPLATE_SUFFIX = /\.(example|sample|template|dist)$/;
 const SSH_KEY = /^id_(rsa|dsa|ecdsa|ed25519)/;
 const SECRET_HINT = 'set collect.include_secrets: true to include it';
 
@@ -98,7 +116,7 @@ const GENERATED_MARKER = /@generated\b|^\W*Code generated .* DO NOT EDIT/m;
  * Requiring the base64 body keeps code that only names the marker (crypto libraries) in.
  */
 const PRIVATE_KEY_BLOCK = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----\r?\n(?:[A-Za-z-]+: [^\n]*\r?\n)*\r?\n?[A-Za-z0-9+/=]{40,}/;
-const REGISTRY_TOKEN = /(_authToken|_auth|_password)\s*=|^\s*password\s*[=:]/im;
+const REGISTRY_TOKEN = /(_authToken|_auth|_password|npmAuthToken)\s*[=:]|^\s*password\s*[=:]/im;
 const BINARY_SNIFF_BYTES = 8000;
 
 function extension(basename: string): string {
@@ -113,16 +131,7 @@ export const PATH_RULES: readonly PathRule[] = [
   },
   {
     name: 'secret-name',
-    test: (_path, basename, options) => {
-      if (options.includeSecrets) return undefined;
-      const ext = extension(basename);
-      if (basename === '.env' || (basename.startsWith('.env.') && !ENV_TEMPLATES.has(basename)))
-        return `secret: environment file; ${SECRET_HINT}`;
-      if (SECRET_EXTENSIONS.has(ext)) return `secret: key or certificate file (*.${ext}); ${SECRET_HINT}`;
-      if (SSH_KEY.test(basename)) return `secret: SSH key; ${SECRET_HINT}`;
-      if (SECRET_NAMES.has(basename)) return `secret: credentials file; ${SECRET_HINT}`;
-      return undefined;
-    },
+    test: (path, basename, options) => (options.includeSecrets ? undefined : credentialFileReason(path, basename)),
   },
   {
     name: 'generated-name',
@@ -147,13 +156,11 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     name: 'secret-content',
-    test: ({ basename, bytes, text }, options) => {
+    test: ({ path, basename, bytes, text }, options) => {
       if (options.includeSecrets) return undefined;
-      if ((basename === '.npmrc' || basename === '.pypirc') && REGISTRY_TOKEN.test(text()))
-        return `secret: ${basename} with credentials; ${SECRET_HINT}`;
-      // Cheap byte search first: almost no file contains the marker.
-      if (bytes.includes('PRIVATE KEY') && PRIVATE_KEY_BLOCK.test(text())) return `secret: contains a private key block; ${SECRET_HINT}`;
-      return undefined;
+      // Cheap byte search first: almost no file contains a marker.
+      const suspect = bytes.includes('PRIVATE KEY') || basename === '.npmrc' || basename === '.pypirc' || basename === '.yarnrc.yml';
+      return suspect ? credentialContentReason(path, text()) : undefined;
     },
   },
   {
@@ -167,6 +174,35 @@ export const CONTENT_RULES: readonly ContentRule[] = [
     },
   },
 ];
+
+/**
+ * Why a file is a credential by its name or place (`.env`, `id_rsa`, `*.pem`, `.envrc`,
+ * `.pgpass`, `terraform.tfvars`, `.docker/config.json`, `.aws/credentials`, kubeconfig), or
+ * undefined. Every reader calls this (collect, working-set assembly and `add`, summarize), so
+ * such a file never reaches any output unless `collect.include_secrets` is set.
+ */
+export function credentialFileReason(path: string, basename = path.slice(path.lastIndexOf('/') + 1)): string | undefined {
+  const ext = extension(basename);
+  if (basename === '.env' || (basename.startsWith('.env.') && !ENV_TEMPLATES.has(basename)))
+    return `secret: environment file; ${SECRET_HINT}`;
+  if (TEMPLATE_SUFFIX.test(basename)) return undefined;
+  if (SECRET_EXTENSIONS.has(ext)) return `secret: key, certificate or credentials file (*.${ext}); ${SECRET_HINT}`;
+  if (SSH_KEY.test(basename) && !basename.endsWith('.pub')) return `secret: SSH key; ${SECRET_HINT}`;
+  if (SECRET_NAMES.has(basename)) return `secret: credentials file (${basename}); ${SECRET_HINT}`;
+  const posixPath = `/${path}`;
+  const place = SECRET_PATHS.find((tail) => posixPath.endsWith(`/${tail}`));
+  if (place) return `secret: credentials file (${place}); ${SECRET_HINT}`;
+  return undefined;
+}
+
+/** Why a file's content makes it a credential file (a private key block, a registry token in .npmrc), or undefined. */
+export function credentialContentReason(path: string, text: string): string | undefined {
+  const basename = path.slice(path.lastIndexOf('/') + 1);
+  if ((basename === '.npmrc' || basename === '.pypirc' || basename === '.yarnrc.yml') && REGISTRY_TOKEN.test(text))
+    return `secret: ${basename} with credentials; ${SECRET_HINT}`;
+  if (text.includes('PRIVATE KEY') && PRIVATE_KEY_BLOCK.test(text)) return `secret: contains a private key block; ${SECRET_HINT}`;
+  return undefined;
+}
 
 /** The first path rule that rejects the file, if any. */
 export function pathExclusion(path: string, options: RuleOptions): string | undefined {

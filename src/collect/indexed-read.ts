@@ -3,7 +3,7 @@ import type { CandidateFile } from '../types.js';
 import { kindKey, type FactKind, type FactSource } from '../facts/fact-kind.js';
 import { collectFactKey, type CollectFact, type FactStore } from '../facts/fact-store.js';
 import type { FileInfo } from './collect-ports.js';
-import { analyseContent, readCandidate, redactContent, type ReadOptions, type ReadOutcome } from './read-candidate.js';
+import { analyseContent, readCandidate, redactKnownFindings, type ReadOptions, type ReadOutcome } from './read-candidate.js';
 
 /**
  * A stat entry is trusted only for files last modified at least this long before it was
@@ -51,16 +51,16 @@ export async function readIndexed(path: string, gitBlob: string | undefined, opt
 
   let bytes: Buffer;
   try {
-    bytes = await fs.readFile(abs);
+    bytes = await fs.readFile(abs, maxBytes);
   } catch {
     return readCandidate(path, options);
   }
   if (bytes.length > maxBytes) return readCandidate(path, options);
-  const analysed = analyseContent(path, bytes, options.rules);
+  const analysed = await analyseContent(path, bytes, options.rules, options.secretCache ?? null);
   const fact: CollectFact =
     'excluded' in analysed
       ? { excluded: analysed.excluded, lineCount: 0, hash: analysed.blob }
-      : { lineCount: analysed.lineCount, hash: analysed.hash, ...(analysed.redacted ? { redacted: analysed.redacted } : {}) };
+      : { lineCount: analysed.lineCount, hash: analysed.hash, ...(analysed.redacted ? { redacted: analysed.redacted } : {}), ...(analysed.findings ? { findings: analysed.findings } : {}) };
   store.putCollect(collectFactKey(analysed.blob, basename, includeSecrets), fact);
   if (gitBlob === undefined && info.mtimeMs < options.nowMs - RACY_WINDOW_MS) {
     store.setStat(rootReal, path, { size: bytes.length, mtimeMs: info.mtimeMs, ino: info.ino ?? 0, blob: analysed.blob });
@@ -132,7 +132,8 @@ function lazyFile(path: string, abs: string, info: FileInfo, fact: CollectFact, 
       // deleted since the scan: the next run drops it; this one renders it empty
       raw = '';
     }
-    return redactContent(raw, options.rules)?.text ?? raw;
+    // The findings stored with the blob's fact: same bytes, same offsets, no rescan.
+    return redactKnownFindings(raw, fact.findings, options.rules);
   };
   const file = { path, size: info.size, mtimeMs: Math.floor(info.mtimeMs), hash: fact.hash, lineCount: fact.lineCount } as CandidateFile;
   Object.defineProperty(file, 'content', {

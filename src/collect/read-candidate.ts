@@ -3,7 +3,8 @@ import { isAbsolute, relative, sep } from 'node:path';
 import type { CandidateFile, ExcludedFile } from '../types.js';
 import type { CollectFs, FileInfo } from './collect-ports.js';
 import { contentExclusion, type RuleOptions } from './exclusion-rules.js';
-import { redactSecrets, REDACTION_VERSION } from './redact-secrets.js';
+import { applyFindings, findSecretsCached, redactedContentHash } from '../security/redact-secrets.js';
+import type { KeyValueCache } from '../types.js';
 
 /** `redacted`: kinds of credentials replaced in the file's content (see redact-secrets.ts). */
 export type ReadOutcome = { file: CandidateFile; redacted?: string[] } | { excluded: ExcludedFile };
@@ -16,6 +17,8 @@ export interface ReadOptions {
   rules: RuleOptions;
   /** Path-only checks re-run on a symlink's target, so a link cannot smuggle in what the target's own path would exclude. */
   pathCheck: (path: string) => string | undefined;
+  /** Findings cache of the secret scan, keyed by the raw content hash (warm runs never rescan). */
+  secretCache?: KeyValueCache | null;
 }
 
 /**
@@ -45,10 +48,10 @@ export async function readCandidate(path: string, options: ReadOptions): Promise
     if (info.kind === 'dir') return exclude('directory (git submodule or nested repository): not collected');
     if (info.kind !== 'file') return exclude('not a regular file');
     if (info.size > maxBytes) return exclude(tooLarge(info.size, maxBytes));
-    const bytes = await fs.readFile(abs);
+    const bytes = await fs.readFile(abs, maxBytes);
     // The file may have grown between stat and read.
     if (bytes.length > maxBytes) return exclude(tooLarge(bytes.length, maxBytes));
-    const analysed = analyseContent(path, bytes, options.rules);
+    const analysed = await analyseContent(path, bytes, options.rules, options.secretCache ?? null);
     if ('excluded' in analysed) return exclude(analysed.excluded);
     const { content, hash, lineCount, redacted } = analysed;
     return {
@@ -58,36 +61,46 @@ export async function readCandidate(path: string, options: ReadOptions): Promise
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     if (code === 'ENOENT') return exclude('vanished before it could be read (deleted in the working tree?)');
+    if (code === 'E_NOT_REGULAR') return exclude('not a regular file');
+    if (code === 'E_TOO_LARGE') return exclude(`too large: over collect.max_file_bytes ${maxBytes.toLocaleString('en-US')}`);
     return exclude(`unreadable (${code})`);
   }
 }
 
 /** What reading a file's bytes tells: why it is refused, or its text (redacted), content hash and line count. */
-export type ContentAnalysis = { blob: string } & ({ excluded: string } | { content: string; hash: string; lineCount: number; redacted?: string[] });
+export type ContentAnalysis = { blob: string } & (
+  | { excluded: string }
+  | { content: string; hash: string; lineCount: number; redacted?: string[]; findings?: SecretFindingRow[] }
+);
+
+/** A secret finding as the fact store keeps it: kind, start, end (offsets in the decoded text). */
+export type SecretFindingRow = [kind: string, start: number, end: number];
 
 /**
  * The content rules, the content hash and credential redaction of one file's bytes: the one
  * place every reader of candidate content (a full read, the fact store's first read of a blob)
  * goes through, so a redacted file never leaks and never shares a cache entry with its raw bytes.
+ * The findings come back too, so a later lazy read of the same blob redacts without rescanning.
  */
-export function analyseContent(path: string, bytes: Buffer, rules: RuleOptions): ContentAnalysis {
+export async function analyseContent(path: string, bytes: Buffer, rules: RuleOptions, secretCache: KeyValueCache | null = null): Promise<ContentAnalysis> {
   let text: string | undefined;
   const decoded = () => (text ??= bytes.toString('utf8'));
   const lineCount = countLines(bytes);
   const blob = gitBlobId(bytes);
   const reason = contentExclusion({ path, bytes, lineCount, text: decoded }, rules);
   if (reason !== undefined) return { blob, excluded: reason };
-  const redaction = redactContent(decoded(), rules);
-  if (redaction === undefined) return { blob, content: decoded(), hash: blob, lineCount };
+  if (rules.includeSecrets) return { blob, content: decoded(), hash: blob, lineCount };
+  const findings = await findSecretsCached(decoded(), { cache: secretCache, hash: blob });
+  if (findings.length === 0) return { blob, content: decoded(), hash: blob, lineCount };
+  const redaction = applyFindings(decoded(), findings);
   // Content-addressed caches key on this hash: a redacted file must not share entries with its raw bytes.
-  return { blob, content: redaction.text, hash: createHash('sha256').update(`redacted-v${REDACTION_VERSION}\0${redaction.text}`).digest('hex'), lineCount, redacted: redaction.kinds };
+  return { blob, content: redaction.text, hash: redactedContentHash(redaction.text), lineCount, redacted: redaction.kinds, findings: findings.map((f) => [f.kind, f.start, f.end]) };
 }
 
-/** The redacted text of a candidate's content, or undefined when nothing is redacted (or secrets are included). */
-export function redactContent(text: string, rules: RuleOptions): { text: string; kinds: string[] } | undefined {
-  if (rules.includeSecrets) return undefined;
-  const redaction = redactSecrets(text);
-  return redaction.count > 0 ? redaction : undefined;
+/** The redacted text of content whose findings are known (a lazy read of a blob analysed before). */
+export function redactKnownFindings(text: string, findings: readonly SecretFindingRow[] | undefined, rules: RuleOptions): string {
+  if (rules.includeSecrets || !findings || findings.length === 0) return text;
+  return applyFindings(text, findings.map(([kind, start, end]) => ({ kind, start, end }))).text;
 }
 
 /** Git's blob id of some bytes (what `git hash-object` prints): sha1 of `blob <size>\0<bytes>`. */

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readFile, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { parseDocument } from 'yaml';
+import { parseYamlData } from '../util/yaml-data.js';
+import { credentialFileReason } from '../collect/exclusion-rules.js';
+import { locateInsideRoot, readRegularFile } from '../security/read-guard.js';
 import { ConfigError } from '../errors.js';
 import type { Config, ConfigInput } from './schema.js';
 import { crossFieldProblems, knownKeysAt, parseConfigStrict, scaleUnsetReserves } from './validate.js';
@@ -101,48 +102,44 @@ interface Layer {
   data: Record<string, unknown>;
 }
 
+/**
+ * The config file through the read-path guard. The default file must resolve inside the root
+ * (checked before it is opened, so a link to /dev/zero is never read); a named one may live
+ * anywhere, but must be a regular file under the size cap and not a credentials file, and no
+ * error ever prints its content.
+ */
 async function readConfigLayer(options: LoadConfigOptions, env: Record<string, string | undefined>): Promise<Layer | undefined> {
   const fromEnv = nonEmpty(env.AIWG_CONFIG);
   const named = options.configFile ?? fromEnv;
   const path = named === undefined ? join(options.root, DEFAULT_CONFIG_FILE) : resolve(options.cwd ?? options.root, named);
   const label = displayPath(options.root, path);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && named === undefined) return undefined;
-    const how = options.configFile !== undefined ? 'the config file given' : 'AIWG_CONFIG';
-    const what = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a directory' : `cannot be read (${code ?? String(error)})`;
-    throw new ConfigError('', `config file ${what}: check ${how} (${path})`, { file: label, cause: error });
+  const how = options.configFile !== undefined ? 'check the config file given' : named !== undefined ? 'check AIWG_CONFIG' : `fix or remove ${DEFAULT_CONFIG_FILE}`;
+  if (named === undefined) {
+    const located = locateInsideRoot(options.root, path);
+    if (located.kind === 'refused' && located.code === 'not-found') return undefined;
+    if (located.kind === 'refused' && located.code === 'outside-root') {
+      throw new ConfigError('', `is a symlink leading outside the root ${options.root}: copy the file into the repository or name it with AIWG_CONFIG`, { file: label });
+    }
   }
-  if (named === undefined) await assertInsideRoot(options.root, path, label);
-  return { source: label, label, data: parseYamlConfig(text, label) };
+  const credential = credentialFileReason(path.split(sep).join('/'));
+  if (credential !== undefined) {
+    throw new ConfigError('', `is a credentials file, not a config (${credential.replace(/;.*$/, '')}), so it is not read: ${how}; a config is a YAML file such as ${DEFAULT_CONFIG_FILE}`, { file: label });
+  }
+  const read = await readRegularFile(path, { maxBytes: MAX_CONFIG_BYTES });
+  if (read.kind === 'refused') throw new ConfigError('', `config file ${read.reason}: ${how} (${path})`, { file: label });
+  return { source: label, label, data: parseYamlConfig(read.file.bytes.toString('utf8'), label) };
 }
 
-/** The default config file must not be a symlink leading out of the repository. */
-async function assertInsideRoot(root: string, path: string, label: string): Promise<void> {
-  const realRoot = await realpath(root);
-  const realFile = await realpath(path);
-  const rel = relative(realRoot, realFile);
-  if (rel.startsWith('..') || isAbsolute(rel)) {
-    throw new ConfigError('', `resolves to ${realFile}, outside the root ${realRoot}: copy the file into the repository or name it with AIWG_CONFIG`, { file: label });
-  }
-}
+/** A config file is a few KB; a larger one is a mistake (a log, a data file), refused before it is read. */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** Parse a YAML config document. A key with no value (YAML null) means "use the default". */
 export function parseYamlConfig(text: string, label: string): Record<string, unknown> {
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  const [error] = doc.errors;
-  if (error) {
-    const where = error.linePos ? ` at line ${error.linePos[0].line}, column ${error.linePos[0].col}` : '';
-    const what = (error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '').replace(/:$/, '');
-    throw new ConfigError('', `YAML syntax error${where}: ${what}: fix the YAML (indentation, quotes, brackets)`, { file: label, cause: error });
-  }
-  const data = dropEmptyKnownKeys(doc.toJS({ maxAliasCount: 100 }));
+  const data = dropEmptyKnownKeys(parseYamlData(text, label, { prefix: 'YAML ' }));
   if (data === null || data === undefined) return {};
   if (!isRecord(data)) {
-    throw new ConfigError('', `the file must be a mapping of keys such as "budget_config:", got ${Array.isArray(data) ? 'a list' : `the value ${JSON.stringify(data)}`}`, { file: label });
+    const got = Array.isArray(data) ? 'a list' : typeof data === 'string' ? 'plain text' : `a ${typeof data}`;
+    throw new ConfigError('', `the file must be a mapping of keys such as "budget_config:", got ${got}: is this the right file?`, { file: label });
   }
   return data;
 }

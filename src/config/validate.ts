@@ -1,3 +1,4 @@
+import { quoteUserString } from '../security/quote-value.js';
 import { PRESERVE_NAMES } from '../summarize/outline/preserve.js';
 import { STUB_FIELD_NAMES } from '../summarize/stub.js';
 import type { z } from 'zod';
@@ -289,7 +290,10 @@ function describeValue(value: unknown): string {
   if (value === null || value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  if (typeof value === 'string') {
+    const quoted = quoteUserString(value);
+    return quoted.startsWith('"') ? `the string ${quoted}` : quoted;
+  }
   return `${typeof value} ${String(value)}`;
 }
 

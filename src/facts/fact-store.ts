@@ -1,3 +1,4 @@
+import { REDACTION_VERSION } from '../security/redact-secrets.js';
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -36,6 +37,8 @@ export interface CollectFact {
   hash: string;
   /** Kinds of credentials redacted in the content. */
   redacted?: string[];
+  /** Where they are (kind, start, end in the decoded text), so a lazy read redacts without rescanning. */
+  findings?: Array<[string, number, number]>;
 }
 
 /** A file outside git's view (untracked, modified, or no repository): its blob id, valid while the stat is unchanged. */
@@ -86,7 +89,8 @@ export function factStorePath(cacheDir: string): string {
 
 /** Key of a blob's collect fact: content rules look at the basename (.npmrc) and the secrets option. */
 export function collectFactKey(blob: string, basename: string, includeSecrets: boolean): string {
-  return `${blob}\0${basename}\0${includeSecrets ? 1 : 0}`;
+  // The redaction version: facts written under other secret rules are misses.
+  return `${blob}\0${basename}\0${includeSecrets ? 1 : 0}\0r${REDACTION_VERSION}`;
 }
 
 /** Load the store (one read); a missing file is an empty store, a damaged one an empty store with `corrupt` set. */

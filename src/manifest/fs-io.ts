@@ -1,19 +1,18 @@
-import { appendFile, mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { ensureOwnDirs } from '../cache/own-dirs.js';
+import { appendLine } from '../util/atomic-write.js';
 
 /** A port that appends one JSON value as one line of a JSONL log. */
 export type AppendJsonLine = (value: unknown) => Promise<void>;
 
 /**
- * Append-only JSONL writer: one `appendFile` per line, so concurrent writers (O_APPEND)
- * never interleave inside a line. With `root`, the log lives in the tool's own `.aiwg/rag/`,
- * which is created ignoring itself in git before the first line.
+ * Append-only JSONL writer: each value one whole line (util/atomic-write.ts appendLine), so
+ * concurrent writers never interleave inside a line and a full disk leaves no torn line. With
+ * `root`, the log lives in the tool's own `.aiwg/rag/`, which is created ignoring itself in git
+ * before the first line.
  */
 export function createJsonlAppender(path: string, options: { root?: string } = {}): AppendJsonLine {
   return async (value) => {
     if (options.root !== undefined) await ensureOwnDirs(options.root);
-    await mkdir(dirname(path), { recursive: true });
-    await appendFile(path, `${JSON.stringify(value)}\n`, 'utf8');
+    appendLine(path, JSON.stringify(value));
   };
 }

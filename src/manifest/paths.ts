@@ -1,7 +1,12 @@
-import { redactSecrets } from '../collect/redact-secrets.js';
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { isAbsolute, posix, relative, resolve, sep } from 'node:path';
+import { credentialContentReason, credentialFileReason } from '../collect/exclusion-rules.js';
 import { InputError } from '../errors.js';
+import { locateInsideRoot, MAX_INPUT_FILE_BYTES, probeRegularFileSync, readRegularFileSync } from '../security/read-guard.js';
+import { redactSecrets } from '../security/redact-secrets.js';
+import type { KeyValueCache } from '../types.js';
+
+export { isInside } from '../security/read-guard.js';
 
 /**
  * Path confinement for manifests: every path a working set names is relative to the root and
@@ -60,22 +65,41 @@ export type RootReadResult = { kind: 'ok'; content: string } | { kind: 'missing'
 /**
  * The readFile port of the assembly: reads a root-relative path, resolving symlinks and
  * refusing (InputError) any path whose real location is outside the real root.
- * A missing file, a directory or a binary file is reported, not thrown: the assembly excludes it.
+ * A missing file, a directory, a binary file, a file over the size cap or a credentials file
+ * (`.env`, `id_rsa`, a kubeconfig, an `.npmrc` with a token) is reported, not thrown: the
+ * assembly excludes it. Credentials pasted into ordinary files are redacted.
  */
 export type ReadManifestFile = (path: string) => Promise<RootReadResult>;
 
-export function createRootReader(root: string, options: { redactSecrets?: boolean } = {}): ReadManifestFile {
+export interface RootReaderOptions {
+  /** False keeps credentials (collect.include_secrets): no credential-file rule, no redaction. */
+  redactSecrets?: boolean;
+  /** collect.max_file_bytes; default MAX_INPUT_FILE_BYTES. */
+  maxBytes?: number;
+  /** Findings cache of the redaction (by content hash). */
+  secretCache?: KeyValueCache | null;
+}
+
+export function createRootReader(root: string, options: RootReaderOptions = {}): ReadManifestFile {
   const redact = options.redactSecrets ?? true;
+  const maxBytes = options.maxBytes ?? MAX_INPUT_FILE_BYTES;
   let realRoot: Promise<string> | undefined;
   return async (path) => {
     realRoot ??= realpath(root);
     const located = await locateInRoot(root, await realRoot, path);
     if (located.kind === 'missing') return located;
-    const bytes = await readFile(located.real);
+    // A manifest asks for a file, not for the credentials in it (collect.include_secrets keeps them).
+    const byName = redact ? credentialFileReason(normalizeManifestPath(path)) ?? credentialFileReason(located.relPath) : undefined;
+    if (byName !== undefined) return { kind: 'missing', reason: byName };
+    const read = readRegularFileSync(located.real, { maxBytes, followSymlinks: false });
+    if (read.kind === 'refused') return { kind: 'missing', reason: read.code === 'not-found' ? UNREADABLE_REASONS.notFound : read.code === 'not-regular' ? UNREADABLE_REASONS.notAFile : `file ${read.reason}` };
+    const bytes = read.file.bytes;
     if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { kind: 'missing', reason: UNREADABLE_REASONS.binary };
     const text = bytes.toString('utf8');
-    // A manifest asks for a file, not for the credentials pasted into it (collect.include_secrets keeps them).
-    return { kind: 'ok', content: redact ? redactSecrets(text).text : text };
+    if (!redact) return { kind: 'ok', content: text };
+    const byContent = credentialContentReason(located.relPath, text);
+    if (byContent !== undefined) return { kind: 'missing', reason: byContent };
+    return { kind: 'ok', content: (await redactSecrets(text, { cache: options.secretCache ?? null })).text };
   };
 }
 
@@ -87,33 +111,18 @@ export async function locateInRoot(
   root: string,
   realRoot: string,
   path: string,
-): Promise<{ kind: 'ok'; real: string } | { kind: 'missing'; reason: string }> {
+): Promise<{ kind: 'ok'; real: string; relPath: string } | { kind: 'missing'; reason: string }> {
   const problem = manifestPathProblem(path);
   if (problem) throw new InputError(`working-set path ${problem}`);
-  let real: string;
-  try {
-    real = await realpath(resolve(root, path));
-  } catch (error) {
-    if (isNotFound(error)) return { kind: 'missing', reason: UNREADABLE_REASONS.notFound };
-    throw new InputError(`cannot resolve working-set path "${path}": ${(error as Error).message}`, { cause: error });
+  const located = locateInsideRoot(root, path, realRoot);
+  if (located.kind === 'refused') {
+    if (located.code === 'not-found') return { kind: 'missing', reason: UNREADABLE_REASONS.notFound };
+    if (located.code === 'outside-root') {
+      throw new InputError(`working-set path "${path}" is a symlink leading outside the root: remove it from the manifest or point the link inside ${root}`);
+    }
+    throw new InputError(`cannot resolve working-set path "${path}": it ${located.reason}`);
   }
-  if (!isInside(realRoot, real)) {
-    throw new InputError(
-      `working-set path "${path}" is a symlink leading outside the root (to ${real}): remove it from the manifest or point the link inside ${root}`,
-    );
-  }
-  const info = await stat(real);
-  if (!info.isFile()) return { kind: 'missing', reason: UNREADABLE_REASONS.notAFile };
-  return { kind: 'ok', real };
-}
-
-/** True when `child` is `parent` or below it (both absolute, already real). */
-export function isInside(parent: string, child: string): boolean {
-  const rel = relative(parent, child);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-}
-
-function isNotFound(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
+  const kind = probeRegularFileSync(located.realPath, { followSymlinks: false });
+  if (kind.kind === 'refused') return { kind: 'missing', reason: kind.code === 'not-found' ? UNREADABLE_REASONS.notFound : UNREADABLE_REASONS.notAFile };
+  return { kind: 'ok', real: located.realPath, relPath: located.relPath };
 }

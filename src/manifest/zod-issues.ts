@@ -1,3 +1,4 @@
+import { quoteUserString } from '../security/quote-value.js';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 
@@ -45,6 +46,7 @@ export function describeIssue(issue: z.core.$ZodIssue | undefined): string {
 
 function quote(value: unknown): string {
   if (value === undefined) return 'nothing';
+  if (typeof value === 'string') return quoteUserString(value);
   const text = JSON.stringify(value);
   return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }

@@ -1,4 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
+import { parseJsonText } from '../util/parse-json.js';
 import { join, relative, sep } from 'node:path';
 import { resolveRecordsDir } from '../cache/cache-dir.js';
 import { BudgetRecordSchema, type BudgetRecord } from './record-schema.js';
@@ -83,13 +84,9 @@ async function readOne(path: string): Promise<{ record: BudgetRecord } | { reaso
   } catch (error) {
     return { reason: `unreadable (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return { reason: `not valid JSON (${error instanceof Error ? error.message : String(error)})` };
-  }
-  const parsed = BudgetRecordSchema.safeParse(json);
+  const json = parseJsonText(text);
+  if (!json.ok) return { reason: json.problem };
+  const parsed = BudgetRecordSchema.safeParse(json.value);
   if (parsed.success) return { record: parsed.data };
   return { reason: `not a budget record of this version: ${describeSchemaError(parsed.error)}` };
 }

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
-import { readFile, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Config, Level } from '../config/schema.js';
 import { InputError } from '../errors.js';
 import { createTokenizer } from '../tokenize/tokenizer.js';
-import type { CandidateFile, RunContext } from '../types.js';
+import type { CandidateFile, KeyValueCache, RunContext } from '../types.js';
+import { credentialContentReason, credentialFileReason } from '../collect/exclusion-rules.js';
+import { locateInsideRoot, readRegularFileSync } from '../security/read-guard.js';
+import { redactedContentHash, redactSecrets } from '../security/redact-secrets.js';
+import { createSecretCache } from '../security/secret-cache.js';
 import { silentReporter } from '../util/reporter.js';
 import { countLines } from '../collect/read-candidate.js';
 import { createFileLevels } from './file-levels.js';
@@ -40,7 +42,9 @@ export async function summarizeFile(options: SummarizeFileOptions, deps: Partial
   const config: Config = options.useCache && !caching.enabled
     ? { ...options.config, summarization: { ...options.config.summarization, caching: { ...caching, enabled: true } } }
     : options.config;
-  const file = await readRootFile(root, options.file, config.collect.max_file_bytes);
+  const includeSecrets = config.collect.include_secrets;
+  const secretCache = options.useCache && !includeSecrets ? createSecretCache(root, config) : null;
+  const file = await readRootFile(root, options.file, config.collect.max_file_bytes, { includeSecrets, secretCache });
   const ports = resolveLevelsPorts({ root, config }, options.useCache ? deps : { ...deps, summaryCache: null, tokenCache: null });
   const ctx: RunContext = {
     config,
@@ -54,31 +58,38 @@ export async function summarizeFile(options: SummarizeFileOptions, deps: Partial
   return { path: file.path, level, tokens: chosen.tokens, content: chosen.content, cached: built.cached[level], warnings: ctx.warnings };
 }
 
-/** Read a file for summarizing: inside the root (symlinks resolved), not too large, not binary. */
-export async function readRootFile(root: string, given: string, maxBytes: number): Promise<CandidateFile> {
-  const abs = isAbsolute(given) ? given : resolve(root, given);
-  let real: string;
-  try {
-    real = await realpath(abs);
-  } catch {
-    throw new InputError(`${given}: no such file under ${root}; give a path relative to the root (or --root the repository holding it)`);
+/**
+ * Read a file for summarizing through the read-path guard: inside the root (symlinks
+ * resolved), a regular file, not too large, not binary, not a credentials file; credentials
+ * pasted into it redacted. `includeSecrets` (collect.include_secrets) keeps them.
+ */
+export async function readRootFile(root: string, given: string, maxBytes: number, options: { includeSecrets?: boolean; secretCache?: KeyValueCache | null } = {}): Promise<CandidateFile> {
+  const located = locateInsideRoot(root, given);
+  if (located.kind === 'refused') {
+    if (located.code === 'not-found') throw new InputError(`${given}: no such file under ${root}; give a path relative to the root (or --root the repository holding it)`);
+    if (located.code === 'outside-root') throw new InputError(`${given}: outside the root ${root}; only files inside the root are read (pass --root to change it)`);
+    throw new InputError(`${given}: ${located.reason}`);
   }
-  const rootReal = await realpath(root);
-  const rel = relative(rootReal, real);
-  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
-    throw new InputError(`${given}: outside the root ${rootReal}; only files inside the root are read (pass --root to change it)`);
+  const includeSecrets = options.includeSecrets ?? false;
+  const byName = includeSecrets ? undefined : credentialFileReason(located.relPath);
+  if (byName !== undefined) throw new InputError(`${given}: not summarized: ${byName}`);
+  const read = readRegularFileSync(located.realPath, { maxBytes, followSymlinks: false });
+  if (read.kind === 'refused') {
+    const fix = read.code === 'too-large' ? '; raise collect.max_file_bytes to summarize this file' : '';
+    throw new InputError(`${given}: ${read.reason}${fix}`);
   }
-  const info = await stat(real);
-  if (!info.isFile()) throw new InputError(`${given}: not a regular file`);
-  if (info.size > maxBytes) throw new InputError(`${given}: ${info.size} bytes is over collect.max_file_bytes (${maxBytes}); raise it to summarize this file`);
-  const bytes = await readFile(real);
+  const { bytes, mtimeMs } = read.file;
   if (bytes.subarray(0, 8192).includes(0)) throw new InputError(`${given}: binary file (contains NUL bytes); only text files have levels`);
-  return {
-    path: rel.split(sep).join('/'),
-    content: bytes.toString('utf8'),
-    size: bytes.length,
-    mtimeMs: Math.floor(info.mtimeMs),
-    hash: createHash('sha256').update(bytes).digest('hex'),
-    lineCount: countLines(bytes),
-  };
+  let content = bytes.toString('utf8');
+  let hash = createHash('sha256').update(bytes).digest('hex');
+  if (!includeSecrets) {
+    const byContent = credentialContentReason(located.relPath, content);
+    if (byContent !== undefined) throw new InputError(`${given}: not summarized: ${byContent}`);
+    const redaction = await redactSecrets(content, { cache: options.secretCache ?? null, hash });
+    if (redaction.count > 0) {
+      content = redaction.text;
+      hash = redactedContentHash(content);
+    }
+  }
+  return { path: located.relPath, content, size: bytes.length, mtimeMs: Math.floor(mtimeMs), hash, lineCount: countLines(bytes) };
 }

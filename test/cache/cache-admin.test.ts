@@ -69,12 +69,29 @@ describe('cache administration', () => {
     expect(readFileSync(join(dir, 'README.txt'), 'utf8')).toBe('keep me');
   });
 
-  it('clear of a foreign cache (embeddings) removes its whole directory', async () => {
+  it('clear of the embeddings cache removes its packs and nothing else (issue 15, defect 4)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'aiwg-emb-'));
     mkdirSync(join(dir, 'model'));
+    writeFileSync(join(dir, 'model', 'vectors.pack'), Buffer.concat([Buffer.from('AIWE'), Buffer.alloc(60)]));
+    // The user's own files in a directory that happens to be called embeddings/.
     writeFileSync(join(dir, 'model', 'vectors.bin'), Buffer.alloc(64));
-    expect(await cacheStats('embeddings', dir, false)).toMatchObject({ entries: 1, bytes: 64 });
-    expect(await clearCache('embeddings', dir, false)).toMatchObject({ removed: 1, freedBytes: 64 });
-    expect(existsSync(dir)).toBe(false);
+    mkdirSync(join(dir, 'mine'));
+    writeFileSync(join(dir, 'mine', 'vectors.pack'), 'my own pack, not an aiwg one');
+    expect(await cacheStats('embeddings', dir, false)).toMatchObject({ entries: 3 });
+    expect(await clearCache('embeddings', dir, false)).toMatchObject({ removed: 1, freedBytes: 64, kept: 2 });
+    expect(existsSync(join(dir, 'model', 'vectors.pack'))).toBe(false);
+    expect(readFileSync(join(dir, 'model', 'vectors.bin'))).toHaveLength(64);
+    expect(readFileSync(join(dir, 'mine', 'vectors.pack'), 'utf8')).toBe('my own pack, not an aiwg one');
+  });
+
+  it('clear leaves an unmarked directory of look-alike files alone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aiwg-unmarked-'));
+    mkdirSync(join(dir, 'summary', '01'), { recursive: true });
+    writeFileSync(join(dir, 'summary', '01', `${k(1)}.json`), '{"mine": true}');
+    writeFileSync(join(dir, 'summary', '01', `${k(1)}.json.1.x.tmp`), 'draft');
+    expect(await clearCache('summaries', dir)).toMatchObject({ removed: 0, kept: 2 });
+    expect(await pruneCache('summaries', dir, { nowMs: Date.now(), maxAgeMs: HOUR })).toMatchObject({ removed: 0 });
+    expect(readFileSync(join(dir, 'summary', '01', `${k(1)}.json`), 'utf8')).toBe('{"mine": true}');
+    expect(readFileSync(join(dir, 'summary', '01', `${k(1)}.json.1.x.tmp`), 'utf8')).toBe('draft');
   });
 });

@@ -1,15 +1,15 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { createDiskCache, parseEnvelope } from '../../src/cache/disk-cache.js';
 
 /**
  * Several real processes fill one cache directory at once. The worker is plain JavaScript run by
- * `node` on the disk cache module, transpiled from src/ (it only imports node built-ins).
+ * `node` on the disk cache module, transpiled from src/ with the few modules it imports.
  */
 const WORKERS = 3;
 const SHARED = 150;
@@ -51,10 +51,14 @@ function runWorker(args: string[]): Promise<{ code: number | null; stderr: strin
 describe('disk cache under concurrent processes', () => {
   it(`${WORKERS} processes writing the same and their own keys lose nothing and corrupt nothing`, async () => {
     const work = mkdtempSync(join(tmpdir(), 'aiwg-cache-procs-'));
-    const source = readFileSync('src/cache/disk-cache.ts', 'utf8');
-    const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
-    const modulePath = join(work, 'disk-cache.mjs');
-    writeFileSync(modulePath, outputText);
+    writeFileSync(join(work, 'package.json'), '{"type":"module"}');
+    for (const file of ['cache/disk-cache.ts', 'util/atomic-write.ts', 'errors.ts']) {
+      const source = readFileSync(join('src', file), 'utf8');
+      const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+      mkdirSync(dirname(join(work, file)), { recursive: true });
+      writeFileSync(join(work, file.replace(/\.ts$/, '.js')), outputText);
+    }
+    const modulePath = join(work, 'cache', 'disk-cache.js');
     writeFileSync(join(work, 'worker.mjs'), WORKER);
     const dir = join(work, 'summaries');
 

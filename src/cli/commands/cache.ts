@@ -2,7 +2,7 @@ import type { Command } from '../command.js';
 import { loadConfig } from '../../config/load.js';
 import { UsageError } from '../../errors.js';
 import { resolveFromCwd, resolveRoot } from '../resolve-root.js';
-import { resolveEmbeddingsCacheDir, resolveSummaryCacheDir, resolveTokenCacheDir } from '../../cache/cache-dir.js';
+import { resolveEmbeddingsCacheDir, resolveSecretCacheDir, resolveSummaryCacheDir, resolveTokenCacheDir } from '../../cache/cache-dir.js';
 import { cacheStats, clearCache, pruneCache, type CacheDirStats, type PruneResult } from '../../cache/cache-admin.js';
 
 const ACTIONS = ['stats', 'prune', 'clear'] as const;
@@ -11,7 +11,7 @@ type Action = (typeof ACTIONS)[number];
 /** `aiwg cache stats | prune | clear`: sizes, entry counts and ages of the content-addressed caches. */
 export const cacheCommand: Command = {
   name: 'cache',
-  summary: 'Show, prune or clear the summary, token-count and embedding caches',
+  summary: 'Show, prune or clear the summary, token-count, secret-scan and embedding caches',
   usage: 'aiwg cache stats|prune|clear [--root DIR] [--json]',
   allowPositionals: true,
   options: {
@@ -22,7 +22,7 @@ export const cacheCommand: Command = {
   help: {
     stats: 'entries, size and the age of the oldest and newest entry of each cache',
     prune: 'remove expired (summarization.caching.max_age_hours), corrupt and foreign-version entries',
-    clear: 'remove every entry (and the embeddings cache)',
+    clear: 'remove every entry (and the embeddings packs); only files the caches wrote are touched',
     '--root DIR': 'repository root (default: the current directory)',
     '--config FILE': 'config file (default: <root>/.aiwg/rag/config.yaml)',
     '--json': 'print the result as one JSON object',
@@ -39,6 +39,7 @@ export const cacheCommand: Command = {
     const caches = [
       { name: 'summaries', dir: resolveSummaryCacheDir(root, config), ours: true },
       { name: 'tokens', dir: resolveTokenCacheDir(root, config), ours: true },
+      { name: 'secrets', dir: resolveSecretCacheDir(root, config), ours: true },
       { name: 'embeddings', dir: resolveEmbeddingsCacheDir(root, config), ours: false },
     ];
     const nowMs = Date.now();

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { MAX_INPUT_FILE_BYTES, readRegularFile } from '../../security/read-guard.js';
 import type { Command } from '../command.js';
 import { CONTEXT_BUDGET_TASK, runContextBudget } from '../../pipeline.js';
 import { requireTask } from '../../scoring/task-facts.js';
@@ -90,11 +90,7 @@ function optionalString(value: unknown, cwd: string): string | undefined {
 async function readHistory(path: unknown, cwd: string): Promise<HistoryMessage[]> {
   if (typeof path !== 'string') return [];
   const abs = resolveFromCwd(path, cwd);
-  let text: string;
-  try {
-    text = await readFile(abs, 'utf8');
-  } catch (error) {
-    throw new InputError(`--history ${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'error'}); pass a JSON, JSONL or text file`, { cause: error });
-  }
-  return parseHistory(text, path);
+  const read = await readRegularFile(abs, { maxBytes: MAX_INPUT_FILE_BYTES });
+  if (read.kind === 'refused') throw new InputError(`--history ${path}: the file ${read.reason}; pass a JSON, JSONL or text file`);
+  return parseHistory(read.file.bytes.toString('utf8'), path);
 }

@@ -1,6 +1,7 @@
 import { applyContextBudget, type ContextBudgetResult } from '../../tokenize/budget.js';
 import { createChars4Tokenizer, type Tokenizer } from '../../tokenize/tokenizer.js';
 import type { AppendJsonLine } from '../fs-io.js';
+import { redactSecrets } from '../../security/redact-secrets.js';
 import {
   DEFAULT_NARRATIVE_CAP,
   HANDOFF_FIELDS,
@@ -31,6 +32,8 @@ export interface HandoffContextDeps {
   /** Clock for the log's `ts`. */
   now?: () => number;
   runId?: string;
+  /** Keep credentials found in handoff text (collect.include_secrets); redacted by default. */
+  keepSecrets?: boolean;
 }
 
 export interface HandoffContextResult {
@@ -141,7 +144,9 @@ export async function buildHandoffContext(
   deps: HandoffContextDeps = {},
 ): Promise<HandoffContextResult> {
   const selection = selectHandoffFields(handoffs, manifest);
-  const assembled = assembleHandoffText(selection);
+  // Handoffs are written by agents and may quote a token they saw: redacted like any file.
+  const rawText = assembleHandoffText(selection);
+  const assembled = deps.keepSecrets === true ? rawText : (await redactSecrets(rawText)).text;
   if (manifest.max_tokens <= 0 || assembled === '') {
     return { text: assembled, budget: null, fields: selection.fields, warnings: selection.warnings };
   }

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseDocument } from 'yaml';
+import { parseYamlData } from '../../util/yaml-data.js';
+import { MAX_INPUT_FILE_BYTES, readInsideRoot } from '../../security/read-guard.js';
 import { z } from 'zod';
 import { ConfigError, UsageError } from '../../errors.js';
 import { issuesToConfigError } from '../zod-issues.js';
@@ -103,25 +103,20 @@ export const PHASE_MANIFESTS_FILE = join('.aiwg', 'rag', 'phase-manifests.yaml')
 
 /** Parse the overrides file text; `file` names it in errors. */
 export function parsePhaseManifestOverrides(text: string, file: string): Record<number, PhaseManifestOverride> {
-  const doc = parseDocument(text);
-  const yamlError = doc.errors[0];
-  if (yamlError) throw new ConfigError('', `not valid YAML: ${yamlError.message}`, { file });
-  const parsed = PhaseManifestsFileSchema.safeParse(doc.toJS() ?? {}, { reportInput: true });
+  const parsed = PhaseManifestsFileSchema.safeParse(parseYamlData(text, file, { uniqueKeys: false }) ?? {}, { reportInput: true });
   if (!parsed.success) throw issuesToConfigError(file, parsed.error.issues);
   const result: Record<number, PhaseManifestOverride> = {};
   for (const [key, value] of Object.entries(parsed.data.phases)) result[Number(key)] = value;
   return result;
 }
 
-/** Read `<root>/.aiwg/rag/phase-manifests.yaml`; none means no overrides. */
+/** Read `<root>/.aiwg/rag/phase-manifests.yaml` through the read-path guard; none means no overrides. */
 export async function loadPhaseManifestOverrides(root: string): Promise<Record<number, PhaseManifestOverride>> {
   const file = join(root, PHASE_MANIFESTS_FILE);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new ConfigError('', `cannot read: ${(error as Error).message}`, { file, cause: error });
+  const read = await readInsideRoot(root, file, { maxBytes: MAX_INPUT_FILE_BYTES });
+  if (read.kind === 'refused') {
+    if (read.code === 'not-found') return {};
+    throw new ConfigError('', `${read.reason}: make it a regular YAML file inside the repository, or remove it`, { file });
   }
-  return parsePhaseManifestOverrides(text, file);
+  return parsePhaseManifestOverrides(read.file.bytes.toString('utf8'), file);
 }

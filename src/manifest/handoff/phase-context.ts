@@ -42,11 +42,12 @@ export async function buildPhaseContext(options: PhaseContextOptions): Promise<P
   const { root, config, phase } = options;
   const dir = options.dir ?? join(root, DEFAULT_HANDOFF_DIR);
   const manifest = resolveManifest(phase, await loadPhaseManifestOverrides(root));
-  const handoffs = await readPriorHandoffs(dir, phase);
+  const handoffs = await readPriorHandoffs(dir, phase, { root });
   const result = await buildHandoffContext(handoffs, manifest, {
     tokenizer: options.tokenizer ?? (await createTokenizer(config.tokenizer)),
     runId: randomUUID(),
     now: () => Date.now(),
+    keepSecrets: config.collect.include_secrets,
     ...(options.log ? { log: createJsonlAppender(resolveBudgetLogPath(root), { root }) } : {}),
   });
   return { phase, manifest, dir, handoffs: handoffs.length, result };

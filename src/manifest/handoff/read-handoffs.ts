@@ -1,5 +1,7 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseJsonText } from '../../util/parse-json.js';
+import { isInside, MAX_INPUT_FILE_BYTES, readInsideRoot } from '../../security/read-guard.js';
 import { z } from 'zod';
 import { InputError } from '../../errors.js';
 import { keyPathOf } from '../zod-issues.js';
@@ -27,12 +29,9 @@ const HandoffSchema = z.looseObject({
 
 /** Parse one handoff JSON text; the phase comes from the file name. */
 export function parseHandoff(text: string, file: string, phase: number): PhaseHandoff {
-  let value: unknown;
-  try {
-    value = JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new InputError(`${file}: not valid JSON: ${(error as Error).message}`, { cause: error });
-  }
+  const parsedJson = parseJsonText(text);
+  if (!parsedJson.ok) throw new InputError(`${file}: ${parsedJson.problem}: fix the handoff file (see docs/handoffs.md)`);
+  const value = parsedJson.value;
   // JSON null for an absent field is common in producers written in other languages.
   const cleaned = value !== null && typeof value === 'object' && !Array.isArray(value)
     ? Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null))
@@ -54,8 +53,13 @@ export function parseHandoff(text: string, file: string, phase: number): PhaseHa
   return handoff;
 }
 
-/** Read the handoffs that precede `phase` from `dir`, sorted by phase. A missing dir is none. */
-export async function readPriorHandoffs(dir: string, phase: number): Promise<PhaseHandoff[]> {
+/**
+ * Read the handoffs that precede `phase` from `dir`, sorted by phase. A missing dir is none.
+ * Each file goes through the read-path guard, confined to the root when `dir` is inside it
+ * (else to `dir` itself): a `phase-1.json` that is a symlink out, a directory, a FIFO or a
+ * device is an error naming the file, and its content is never echoed.
+ */
+export async function readPriorHandoffs(dir: string, phase: number, options: { root?: string } = {}): Promise<PhaseHandoff[]> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -69,10 +73,17 @@ export async function readPriorHandoffs(dir: string, phase: number): Promise<Pha
     .map((entry) => ({ name: entry.name, phase: Number(entry.match[1]) }))
     .filter((entry) => entry.phase < phase)
     .sort((a, b) => a.phase - b.phase);
+  const realDir = await realpath(dir);
+  const realRoot = options.root === undefined ? undefined : await realpath(options.root);
+  const confine = realRoot !== undefined && isInside(realRoot, realDir) ? realRoot : realDir;
   const handoffs: PhaseHandoff[] = [];
   for (const entry of files) {
     const path = join(dir, entry.name);
-    handoffs.push(parseHandoff(await readFile(path, 'utf8'), path, entry.phase));
+    const read = await readInsideRoot(confine, join(realDir, entry.name), { maxBytes: MAX_INPUT_FILE_BYTES, realRoot: confine });
+    if (read.kind === 'refused') {
+      throw new InputError(`handoff ${path} ${read.reason}: replace it with a regular phase-<N>.json file or remove it`);
+    }
+    handoffs.push(parseHandoff(read.file.bytes.toString('utf8'), path, entry.phase));
   }
   return handoffs;
 }

@@ -1,4 +1,5 @@
-import { access, readFile } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
+import { MAX_INPUT_FILE_BYTES, readRegularFile } from '../../security/read-guard.js';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { InputError } from '../../errors.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
@@ -37,13 +38,11 @@ export function displayManifestPath(root: string, file: string): string {
   return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel) ? rel.split(sep).join('/') : file;
 }
 
+/** The manifest's text through the read-path guard: a regular file under the size cap. */
 export async function readManifestText(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(`cannot read working set ${file} (${code ?? 'error'}): check --working-set`, { cause: error });
-  }
+  const read = await readRegularFile(file, { maxBytes: MAX_INPUT_FILE_BYTES });
+  if (read.kind === 'refused') throw new InputError(`cannot read working set ${file}: it ${read.reason}; check --working-set`);
+  return read.file.bytes.toString('utf8');
 }
 
 export async function loadWorkingSet(file: string): Promise<WorkingSet> {

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { parseDocument } from 'yaml';
+import { parseYamlData } from '../../util/yaml-data.js';
 import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
 import { TRUNCATE_STRATEGIES, type TruncateStrategy } from '../../tokenize/truncate.js';
@@ -132,10 +132,7 @@ export function validateWorkingSet(value: unknown, file: string): WorkingSet {
 
 /** Parse and validate the YAML text of a manifest. */
 export function parseWorkingSet(text: string, file: string): WorkingSet {
-  const doc = parseDocument(text, { prettyErrors: true });
-  const yamlError = doc.errors[0];
-  if (yamlError) throw new ConfigError('', `not valid YAML: ${yamlError.message}`, { file });
-  return validateWorkingSet(doc.toJS() ?? {}, file);
+  return validateWorkingSet(parseYamlData(text, file, { uniqueKeys: false }) ?? {}, file);
 }
 
 function resolveWorkingSet(parsed: ParsedWorkingSet): WorkingSet {

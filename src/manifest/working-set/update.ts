@@ -1,5 +1,6 @@
 import { isMap, isSeq, parseDocument, type Document } from 'yaml';
 import { ConfigError, InputError } from '../../errors.js';
+import { describeYamlError } from '../../util/yaml-data.js';
 import { manifestPathProblem, normalizeManifestPath } from '../paths.js';
 import { parseWorkingSet, type TruncateStrategy, type WorkingSetRole } from './schema.js';
 
@@ -55,7 +56,7 @@ export function applyWorkingSetUpdate(text: string, update: WorkingSetUpdate, op
   if (problem) throw new InputError(`cannot ${update.action.replace(/_/g, ' ')}: path ${problem}`);
   const doc = parseDocument(text);
   const yamlError = doc.errors[0];
-  if (yamlError) throw new ConfigError('', `not valid YAML: ${yamlError.message}`, { file: options.file });
+  if (yamlError) throw new ConfigError('', `${describeYamlError(yamlError)}: fix the YAML (indentation, quotes, brackets)`, { file: options.file });
   // Only the result is validated: removing the entry that makes a manifest invalid must work.
 
   const index = findEntry(doc, path);

@@ -1,5 +1,7 @@
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { open, readFile, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { writeCacheMarker } from '../../cache/disk-cache.js';
+import { ensureDir } from '../../util/atomic-write.js';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -19,7 +21,10 @@ import { crc32 } from 'node:zlib';
  * half of its records are dead.
  */
 export const EMBEDDING_FORMAT_VERSION = 1;
-const MAGIC = Buffer.from('AIWE', 'latin1');
+/** First bytes of every pack record, so `aiwg cache clear` can tell a pack of ours from a user's file. */
+export const EMBEDDING_PACK_MAGIC = 'AIWE';
+export const EMBEDDING_PACK_FILE = 'vectors.pack';
+const MAGIC = Buffer.from(EMBEDDING_PACK_MAGIC, 'latin1');
 const HEADER_BYTES = 4 + 1 + 1 + 2 + 4;
 const MAX_APPEND_BYTES = 256 * 1024;
 const KIND_VECTOR = 1;
@@ -54,7 +59,7 @@ export function embeddingStoreDir(cacheDir: string, modelId: string): string {
 /** Open (read) the store of one model; a missing or unreadable pack is an empty store. */
 export async function openEmbeddingStore(cacheDir: string, modelId: string, dimensions: number): Promise<EmbeddingStore> {
   const dir = embeddingStoreDir(cacheDir, modelId);
-  const packPath = join(dir, 'vectors.pack');
+  const packPath = join(dir, EMBEDDING_PACK_FILE);
   const vectors = new Map<string, Float32Array>();
   const files = new Map<string, string[]>();
   const pending: Buffer[] = [];
@@ -97,7 +102,8 @@ export async function openEmbeddingStore(cacheDir: string, modelId: string, dime
       // checkouts of one repository shares most chunks, so the slack is generous).
       const stale = used !== undefined && total >= COMPACT_MIN_RECORDS && live > STALE_FACTOR * used.size;
       if (pending.length === 0 && !stale) return;
-      await mkdir(dir, { recursive: true });
+      ensureDir(dir);
+      writeCacheMarker(dirname(dir));
       if (stale) {
         const keep = <T>(map: Map<string, T>) => new Map([...map].filter(([key]) => used.has(key)));
         await compact(packPath, keep(vectors), keep(files));

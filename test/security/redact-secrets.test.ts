@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCollectStage } from '../../src/collect/collect-files.js';
-import { redactSecrets } from '../../src/collect/redact-secrets.js';
+import { redactSecrets } from '../../src/security/redact-secrets.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { makeFixtureRepo, type Fixture } from '../helpers/fixture-repo.js';
 import { testContext } from '../helpers/fakes.js';
@@ -21,12 +21,12 @@ describe('redactSecrets', () => {
     [FAKE.aws, 'aws-access-key-id'],
     [FAKE.github, 'github-token'],
     [FAKE.slack, 'slack-token'],
-    [FAKE.openai, 'openai-or-anthropic-key'],
+    [FAKE.openai, 'openai-key'],
     [FAKE.google, 'google-api-key'],
-    [FAKE.stripe, 'stripe-live-key'],
-    [FAKE.npm, 'npm-token'],
-  ])('replaces %s with a marker naming its kind', (secret, kind) => {
-    const r = redactSecrets(`const token = "${secret}";\nexport default token;\n`);
+    [FAKE.stripe, 'stripe-key'],
+    [FAKE.npm, 'npm-access-token'],
+  ])('replaces %s with a marker naming its kind', async (secret, kind) => {
+    const r = await redactSecrets(`const token = "${secret}";\nexport default token;\n`);
     expect(r.text).toBe(`const token = "[REDACTED ${kind}]";\nexport default token;\n`);
     expect(r.kinds).toEqual([kind]);
     expect(r.count).toBe(1);
@@ -37,8 +37,8 @@ describe('redactSecrets', () => {
     'function skipTask(sk) { return sk - 1; }',
     'const key = process.env.API_KEY;',
     'ghp is not a token; neither is xoxb alone',
-  ])('leaves ordinary code alone: %s', (code) => {
-    expect(redactSecrets(code)).toEqual({ text: code, kinds: [], count: 0 });
+  ])('leaves ordinary code alone: %s', async (code) => {
+    expect(await redactSecrets(code)).toEqual({ text: code, kinds: [], count: 0 });
   });
 });
 
