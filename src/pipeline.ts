@@ -14,6 +14,7 @@ import { planBudget } from './allocate/budget-plan.js';
 import { createTokenizer, type Tokenizer } from './tokenize/tokenizer.js';
 import { createCollectStage } from './collect/collect-files.js';
 import { createSecretCache } from './security/secret-cache.js';
+import { redactSecrets } from './security/redact-secrets.js';
 import { createScoreStage } from './scoring/score-files.js';
 import { createLevelsStage } from './summarize/levels-stage.js';
 import { allocateContext } from './allocate/allocate-context.js';
@@ -109,8 +110,10 @@ export function defaultDeps(config: Config, root: string): PipelineDeps {
  * Returns the record and the rendered context; writing them is the caller's choice.
  */
 export async function runContextBudget(options: PipelineOptions, overrides: Partial<PipelineDeps> = {}): Promise<PipelineResult> {
-  const { task, root, config } = options;
-  requireTask(task, CONTEXT_BUDGET_TASK);
+  const { root, config } = options;
+  requireTask(options.task, CONTEXT_BUDGET_TASK);
+  // The task is repeated in the header, the record and the log: a credential pasted into it is redacted like a file's.
+  const task = config.collect.include_secrets ? options.task : (await redactSecrets(options.task)).text;
   const deps: PipelineDeps = { ...defaultDeps(config, root), ...overrides };
   const timings: Record<string, number> = {};
   const time: StepTimer = async (name, fn) => {

@@ -64,11 +64,13 @@ export function parseFormat(value: unknown): RenderFormat {
   throw new UsageError(`--format "${String(value)}" is not a format: use xml, markdown or json`);
 }
 
-export function intFlag(values: OptionValues, name: string): number | undefined {
+/** A whole-number flag (`_` and `,` allowed as digit separators), or undefined when absent. */
+export function intFlag(values: OptionValues, name: string, what: { unit: string; example: string } = { unit: 'tokens', example: '32000' }): number | undefined {
   const raw = values[name];
   if (raw === undefined) return undefined;
   const text = String(raw).replace(/[_,]/g, '');
-  if (!/^\d+$/.test(text)) throw new UsageError(`--${name} "${String(raw)}" is not a whole number of tokens: pass e.g. --${name} 32000`);
+  if (/^-\d/.test(text.trim())) throw new UsageError(`--${name} ${String(raw)}: must not be negative; pass a whole number of ${what.unit}, e.g. --${name} ${what.example}`);
+  if (!/^\d+$/.test(text)) throw new UsageError(`--${name} "${String(raw)}" is not a whole number of ${what.unit}: pass e.g. --${name} ${what.example}`);
   return Number(text);
 }
 

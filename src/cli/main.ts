@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { isAiwgError, UsageError } from '../errors.js';
+import { describeWriteFailure } from '../util/atomic-write.js';
 import type { CliIo, Command } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { TOOL_VERSION } from '../version.js';
@@ -40,20 +41,41 @@ export async function runMain(argv: string[], io: CliIo = processIo()): Promise<
     const parsed = parseCommandArgs(command, rest);
     return await command.run(parsed, io);
   } catch (error) {
-    if (isAiwgError(error)) {
-      io.stderr(`aiwg ${command.name}: ${error.message}\n`);
-      return error.exitCode;
-    }
-    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    io.stderr(`aiwg ${command.name}: internal error (please report it): ${message}\n`);
-    return 70;
+    const failure = describeFailure(error);
+    io.stderr(`aiwg ${command.name}: ${failure.message}\n`);
+    return failure.exitCode;
   }
+}
+
+/**
+ * The error boundary. Every failure the user can fix is one line naming the path, flag or key
+ * and the fix, exit 2 (or the AiwgError's own code): typed errors of the engine, and errors of
+ * the environment (permissions, a full disk, a missing directory) that escaped a wrapper. Only
+ * a real bug (any other exception) is "internal error", exit 70, with its stack.
+ */
+export function describeFailure(error: unknown): { message: string; exitCode: number } {
+  if (isAiwgError(error)) return { message: oneLine(error.message), exitCode: error.exitCode };
+  const errno = error as NodeJS.ErrnoException;
+  if (error instanceof Error && typeof errno.code === 'string' && ENVIRONMENT_ERRORS.has(errno.code)) {
+    const path = typeof errno.path === 'string' ? errno.path : '(unknown path)';
+    return { message: describeWriteFailure(path, error).replace(/^cannot write/, `cannot ${errno.syscall ?? 'access'}`), exitCode: 2 };
+  }
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return { message: `internal error (please report it): ${message}`, exitCode: 70 };
+}
+
+/** errno codes that mean "the file system said no", not "the program is wrong". */
+const ENVIRONMENT_ERRORS = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENOENT', 'ENOTDIR', 'EISDIR', 'EEXIST', 'ELOOP', 'ENAMETOOLONG', 'EMFILE', 'ENFILE', 'EBUSY', 'ETXTBSY', 'EIO']);
+
+/** Messages are one line: a multi-line message (a library's) is joined. */
+function oneLine(message: string): string {
+  return message.replace(/\s*\n\s*/g, ' ').trim();
 }
 
 export function parseCommandArgs(command: Command, args: string[]) {
   try {
     const { values, positionals } = parseArgs({
-      args,
+      args: joinNegativeValues(command, args),
       options: command.options,
       allowPositionals: command.allowPositionals ?? false,
       strict: true,
@@ -61,8 +83,26 @@ export function parseCommandArgs(command: Command, args: string[]) {
     return { values: values as Record<string, string | boolean | string[] | undefined>, positionals };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new UsageError(`${message.replace(/\. To specify a positional.*$/s, '')}. See "aiwg ${command.name} --help".`);
+    throw new UsageError(`${oneLine(message.replace(/\. To specify a positional.*$/s, '').replace(/\.$/, ''))}. See "aiwg ${command.name} --help".`);
   }
+}
+
+/**
+ * `--max-tokens -5` reads to parseArgs as a flag followed by an unknown option; joined into
+ * `--max-tokens=-5`, the flag's own check says what is wrong with the number.
+ */
+function joinNegativeValues(command: Command, args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    const name = arg.startsWith('--') ? arg.slice(2) : undefined;
+    if (name !== undefined && command.options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
 }
 
 function renderCommandList(): string {

@@ -4,6 +4,7 @@ import { FACTOR_NAMES } from '../types.js';
 import { TIER_NAMES } from '../config/schema.js';
 import { BudgetRecordSchema, RECORD_VERSION, type BudgetRecord } from './record-schema.js';
 import { TOOL_VERSION } from '../version.js';
+import { capStoredText } from '../security/redact-secrets.js';
 import { configHash } from '../config/load.js';
 
 export interface BuildRecordInput {
@@ -37,7 +38,8 @@ export function buildRecord(input: BuildRecordInput): BudgetRecord {
     version: RECORD_VERSION,
     run_id: input.runId,
     timestamp: new Date(input.timestampMs).toISOString(),
-    task: input.task,
+    // Capped: a record stores the task, it does not archive a pasted log.
+    task: capStoredText(input.task),
     root: input.root,
     tokenizer: config.tokenizer,
     total_budget: plan.total,

@@ -1,10 +1,10 @@
-import { appendFile, mkdir, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { z } from 'zod';
 import { AiwgError } from '../errors.js';
 import { resolveBudgetLogPath, resolveRecordsDir } from '../cache/cache-dir.js';
 import { ensureOwnDirs } from '../cache/own-dirs.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { appendLine, writeFileAtomic } from '../util/atomic-write.js';
 import { BudgetRecordSchema, type BudgetRecord } from './record-schema.js';
 
 /** The tiers holding repository files; `requested_tokens` covers these, not history. */
@@ -36,15 +36,7 @@ export interface BudgetLogLine {
  * never disagree and no half-written run is left behind.
  */
 export async function writeRecord(record: BudgetRecord, options: { root: string }): Promise<{ recordPath: string }> {
-  const parsed = BudgetRecordSchema.safeParse(record);
-  if (!parsed.success) {
-    throw new AiwgError(
-      'E_RECORD',
-      `budget record does not match schemas/budget-record.schema.json at ${describeSchemaError(parsed.error)}; nothing was written`,
-      { exitCode: 1, cause: parsed.error },
-    );
-  }
-  const valid = parsed.data;
+  const valid = validateRecord(record);
   const recordPath = join(resolveRecordsDir(options.root), recordFileName(valid));
   const logPath = resolveBudgetLogPath(options.root);
   try {
@@ -54,14 +46,30 @@ export async function writeRecord(record: BudgetRecord, options: { root: string 
     throw ioError('write the budget record', recordPath, error);
   }
   try {
-    await mkdir(dirname(logPath), { recursive: true });
-    // One write of the whole line with O_APPEND: concurrent runs never interleave inside a line.
-    await appendFile(logPath, `${JSON.stringify(logLine(valid))}\n`, { flag: 'a' });
+    // One whole line with one O_APPEND write; a failed or short write is truncated away.
+    appendLine(logPath, JSON.stringify(logLine(valid)));
   } catch (error) {
     await rm(recordPath, { force: true });
     throw ioError('append to the budget log', logPath, error);
   }
   return { recordPath };
+}
+
+/**
+ * The record checked against BudgetRecordSchema, or an E_RECORD error (a bug: exit 1). The
+ * CLI calls this before it writes anything (output included), so an invalid record leaves
+ * nothing on disk.
+ */
+export function validateRecord(record: BudgetRecord): BudgetRecord {
+  const parsed = BudgetRecordSchema.safeParse(record);
+  if (!parsed.success) {
+    throw new AiwgError(
+      'E_RECORD',
+      `budget record does not match schemas/budget-record.schema.json at ${describeSchemaError(parsed.error)}; nothing was written`,
+      { exitCode: 1, cause: parsed.error },
+    );
+  }
+  return parsed.data;
 }
 
 export function logLine(record: BudgetRecord): BudgetLogLine {
@@ -98,8 +106,9 @@ export function describeSchemaError(error: z.ZodError): string {
 }
 
 function ioError(what: string, path: string, error: unknown): AiwgError {
-  const code = (error as NodeJS.ErrnoException).code ?? 'error';
-  return new AiwgError('E_RECORD_IO', `cannot ${what} ${path} (${code}); check that the directory is writable, or pass --no-record`, {
+  // A WriteError already names the path, the errno and the fix.
+  const detail = error instanceof AiwgError ? error.message : `cannot ${what} ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
+  return new AiwgError('E_RECORD_IO', `${detail}; to ${what}, the directory must be writable and the disk not full (or pass --no-record)`, {
     exitCode: 2,
     cause: error,
   });

@@ -45,6 +45,19 @@ export function redactedContentHash(redactedText: string): string {
   return createHash('sha256').update(`redacted-v${REDACTION_VERSION}\0${redactedText}`).digest('hex');
 }
 
+/** Longest task text a record or log line stores; the rest is cut with a marker. */
+export const MAX_STORED_TASK_CHARS = 2000;
+
+/**
+ * User text that is stored (the task in records and log lines): capped, so a pasted log cannot
+ * bloat every record. Redact it first (the pipeline redacts the task as it enters).
+ */
+export function capStoredText(text: string, maxChars = MAX_STORED_TASK_CHARS): string {
+  if (text.length <= maxChars) return text;
+  const marker = ` [... ${text.length - maxChars} more characters not stored]`;
+  return `${text.slice(0, Math.max(0, maxChars - marker.length))}${marker}`;
+}
+
 /** Replace every secret in `text`; the text back unchanged (same string) when there is none. */
 export async function redactSecrets(text: string, options: RedactOptions = {}): Promise<Redaction> {
   const findings = await findSecretsCached(text, options);

@@ -42,18 +42,18 @@ export const OWN_SECRET_RULES: readonly OwnSecretRule[] = [
   // `password = "..."`, `"client_secret": '...'`, `api_key => "..."`: a quoted literal.
   {
     kind: 'password-assignment',
-    pattern: new RegExp(String.raw`(?<![A-Za-z0-9_])${KEY}[ \t]*(?::=|=>|=|:)[ \t]*(?<q>["'\x60])(?<secret>[^\s"'\x60]{4,})\k<q>`, 'dgim'),
+    pattern: new RegExp(String.raw`(?<![A-Za-z0-9_])${KEY}[ \t]*(?::=|=>|=|:)[ \t]*(?<q>["'\x60])(?<secret>[^\s"'\x60]{8,})\k<q>`, 'dgim'),
   },
   // `DB_PASSWORD=SuperSecret99`, `password: hunter2hunter2` (env, ini, YAML): the rest of the line.
   {
     kind: 'password-assignment',
-    pattern: new RegExp(String.raw`^[ \t-]*(?:export[ \t]+)?${KEY}[ \t]*(?:=|:)[ \t]*(?<secret>[^\s"'\x60]{6,})[ \t]*$`, 'dgim'),
+    pattern: new RegExp(String.raw`^[ \t-]*(?:export[ \t]+)?${KEY}[ \t]*(?:=|:)[ \t]*(?<secret>[^\s"'\x60]{8,})[ \t]*$`, 'dgim'),
     unquoted: true,
   },
 ];
 
 /** A value that names where a secret comes from, or a type, rather than being one. */
-const REFERENCE_VALUE = /^(?:\$|\{\{|<|%|process\.env|os\.environ|env\(|getenv|ENV\[|\*{3,}|x{6,}|changeme|your[_-]|example|placeholder|null|none|true|false|undefined)/i;
+const REFERENCE_VALUE = /^(?:(?:password|passwd|pass|secret|user|username|test|dummy|fake|redacted)$|\$|\{\{|<|%|process\.env|os\.environ|env\(|getenv|ENV\[|\*{3,}|x{6,}|changeme|your[_-]|example|placeholder|null|none|true|false|undefined)/i;
 /** A bare identifier, possibly dotted. */
 const BARE_IDENTIFIER = /^[A-Za-z_][A-Za-z_.]*[;,]?$/;
 

@@ -11,6 +11,6 @@ export function parseJsonText(text: string): { ok: true; value: unknown } | { ok
   } catch {
     if (text.trim() === '') return { ok: false, problem: 'not valid JSON (empty file)' };
     const at = locateJsonError(text);
-    return { ok: false, problem: `not valid JSON${at ? ` at line ${at.line}, column ${at.column}` : ''}` };
+    return { ok: false, problem: `not valid JSON (${at ? `at line ${at.line}, column ${at.column}` : 'a syntax error'})` };
   }
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigSchema, type ConfigInput } from '../../src/config/schema.js';
 import { createLevelsStage } from '../../src/summarize/levels-stage.js';
+import { CACHE_MARKER } from '../../src/cache/disk-cache.js';
 import { createFileLevels } from '../../src/summarize/file-levels.js';
 import { createSyntaxEngine, type SyntaxEngine } from '../../src/summarize/syntax/engine.js';
 import type { CandidateFile } from '../../src/types.js';
@@ -58,8 +59,9 @@ describe('createLevelsStage', () => {
     expect(first.get('src/z.ts')![3]!.content).toContain('last modified: 2025-06-01T00:00:00Z');
     expect(first.get('src/a.ts')![3]!.content).toContain('last modified: 2026-01-02T00:00:00Z');
     expect(cold.parses).toBe(2);
-    expect(readdirSync(join(root, '.aiwg', 'rag', 'summaries')).sort()).toEqual(['detailed', 'summary']);
-    expect(readdirSync(join(root, '.aiwg', 'rag', 'tokens'))).toEqual(['chars4']);
+    // Namespaces, beside the marker that tells `aiwg cache clear` the directory is ours.
+    expect(readdirSync(join(root, '.aiwg', 'rag', 'summaries')).sort()).toEqual([CACHE_MARKER, 'detailed', 'summary']);
+    expect(readdirSync(join(root, '.aiwg', 'rag', 'tokens')).sort()).toEqual([CACHE_MARKER, 'chars4']);
 
     const warm = countingSyntax();
     const second = await createLevelsStage({ root, config }, { syntax: warm, now: clock.now })(input, ctx());

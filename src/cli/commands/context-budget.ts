@@ -3,13 +3,14 @@ import type { Command } from '../command.js';
 import { CONTEXT_BUDGET_TASK, runContextBudget } from '../../pipeline.js';
 import { requireTask } from '../../scoring/task-facts.js';
 import { loadConfig } from '../../config/load.js';
-import { writeRecord } from '../../record/write-record.js';
+import { validateRecord, writeRecord } from '../../record/write-record.js';
 import { parseHistory } from '../../assemble/history.js';
 import { createStderrReporter } from '../../util/reporter.js';
 import { renderAllocationReport } from '../render-allocation.js';
 import { createColors, shouldColor } from '../../util/color.js';
 import { InputError, UsageError } from '../../errors.js';
-import { writeFileAtomic } from '../../util/atomic-write.js';
+import { stageFileAtomic } from '../../util/atomic-write.js';
+import { redactSecrets } from '../../security/redact-secrets.js';
 import { resolveRoot, resolveFromCwd } from '../resolve-root.js';
 import { budgetFlags, BUDGET_FLAG_HELP, BUDGET_FLAG_OPTIONS, parseFormat } from '../budget-flags.js';
 import type { HistoryMessage } from '../../stages.js';
@@ -52,7 +53,7 @@ export const contextBudgetCommand: Command = {
     const root = await resolveRoot(values.root, io.cwd);
     const { config, warnings } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile: optionalString(values.config, io.cwd), cwd: io.cwd });
     const format = parseFormat(values.format);
-    const history = await readHistory(values.history, io.cwd);
+    const history = await redactHistory(await readHistory(values.history, io.cwd), config.collect.include_secrets);
     const reporter = createStderrReporter({ write: io.stderr, isTTY: io.isTTY, verbose: values.verbose === true });
 
     // The human report lists the record's warnings; with --json they would be seen nowhere else.
@@ -60,8 +61,17 @@ export const contextBudgetCommand: Command = {
     const result = await runContextBudget({ task, root, config, history, format, reporter, warnings });
     const { record } = result;
 
-    if (typeof values.output === 'string' && !toStdout) await writeFileAtomic(resolveFromCwd(values.output, io.cwd), result.rendered);
-    if (values['no-record'] !== true) await writeRecord(record, { root });
+    // Nothing partial on disk: the record is validated and the output staged (every write check
+    // done) before anything becomes visible; the output appears only once the record is written.
+    validateRecord(record);
+    const output = typeof values.output === 'string' && !toStdout ? await stageFileAtomic(resolveFromCwd(values.output, io.cwd), result.rendered, '--output') : undefined;
+    try {
+      if (values['no-record'] !== true) await writeRecord(record, { root });
+    } catch (error) {
+      await output?.abort();
+      throw error;
+    }
+    await output?.commit();
 
     if (values.json === true) {
       io.stdout(`${JSON.stringify(record, null, 2)}\n`);
@@ -85,6 +95,12 @@ export const contextBudgetCommand: Command = {
 
 function optionalString(value: unknown, cwd: string): string | undefined {
   return typeof value === 'string' ? resolveFromCwd(value, cwd) : undefined;
+}
+
+/** A conversation reaches the context like a file does: credentials in it are redacted. */
+async function redactHistory(history: HistoryMessage[], keepSecrets: boolean): Promise<HistoryMessage[]> {
+  if (keepSecrets) return history;
+  return Promise.all(history.map(async (message) => ({ ...message, content: (await redactSecrets(message.content)).text })));
 }
 
 async function readHistory(path: unknown, cwd: string): Promise<HistoryMessage[]> {

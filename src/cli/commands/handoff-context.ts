@@ -31,8 +31,9 @@ export const handoffContextCommand: Command = {
     '--no-log': 'do not append the budget line to .aiwg/rag/context-budget-log.jsonl',
   },
   async run({ values }, io) {
-    const phase = intFlag(values, 'phase');
-    if (phase === undefined || phase < 1) throw new UsageError('--phase N is required: the phase about to run, 1 or more');
+    const phase = intFlag(values, 'phase', { unit: 'the phase (1 or more)', example: '2' });
+    if (phase === undefined) throw new UsageError('--phase N is required: the phase about to run, 1 or more (e.g. --phase 2)');
+    if (phase < 1) throw new UsageError(`--phase ${phase}: phases start at 1; pass the phase about to run, e.g. --phase 2`);
     const root = await resolveRoot(values.root, io.cwd);
     const configFile = typeof values.config === 'string' ? resolveFromCwd(values.config, io.cwd) : undefined;
     const { config } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile, cwd: io.cwd });

@@ -1,6 +1,6 @@
 import { isMap, isSeq, parseDocument, type Document } from 'yaml';
 import { ConfigError, InputError } from '../../errors.js';
-import { describeYamlError } from '../../util/yaml-data.js';
+import { describeYamlError, yamlToJs } from '../../util/yaml-data.js';
 import { manifestPathProblem, normalizeManifestPath } from '../paths.js';
 import { parseWorkingSet, type TruncateStrategy, type WorkingSetRole } from './schema.js';
 
@@ -56,7 +56,9 @@ export function applyWorkingSetUpdate(text: string, update: WorkingSetUpdate, op
   if (problem) throw new InputError(`cannot ${update.action.replace(/_/g, ' ')}: path ${problem}`);
   const doc = parseDocument(text);
   const yamlError = doc.errors[0];
-  if (yamlError) throw new ConfigError('', `${describeYamlError(yamlError)}: fix the YAML (indentation, quotes, brackets)`, { file: options.file });
+  if (yamlError) throw new ConfigError('', `not valid YAML: ${describeYamlError(yamlError)}: fix the YAML (indentation, quotes, brackets)`, { file: options.file });
+  // Refuses alias bombs before the document is edited or printed.
+  yamlToJs(doc, options.file);
   // Only the result is validated: removing the entry that makes a manifest invalid must work.
 
   const index = findEntry(doc, path);
@@ -92,8 +94,13 @@ export function applyWorkingSetUpdate(text: string, update: WorkingSetUpdate, op
       break;
     }
   }
-  doc.setIn(['metadata', 'last_updated'], options.nowIso);
-  doc.setIn(['metadata', 'assembled_by'], options.by);
+  try {
+    doc.setIn(['metadata', 'last_updated'], options.nowIso);
+    doc.setIn(['metadata', 'assembled_by'], options.by);
+  } catch (error) {
+    // yaml refuses to edit through a scalar or an alias: the manifest's shape, not a bug.
+    throw new ConfigError('metadata', 'is not a plain mapping, so the update cannot record its time: write metadata as a mapping of keys', { file: options.file, cause: error });
+  }
   const updated = doc.toString(toStringOptionsLike(text));
   parseWorkingSet(updated, options.file);
   return { text: updated, event };
