@@ -1,9 +1,9 @@
-import { realpath, stat, readFile } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { basename, extname, relative, resolve } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { InputError } from '../errors.js';
-import { isInside } from '../manifest/paths.js';
-import { redactSecrets } from '../collect/redact-secrets.js';
+import { redactSecrets } from '../security/redact-secrets.js';
+import { readInsideRoot } from '../security/read-guard.js';
 import { createConfiguredLlm } from '../summarize/levels-stage.js';
 import type { FetchPort } from '../summarize/summarizers/llm.js';
 import { createTokenizer, type Tokenizer } from '../tokenize/tokenizer.js';
@@ -49,7 +49,7 @@ export interface ConversationRun extends BuiltConversation {
 export async function runConversationBuild(options: ConversationRunOptions): Promise<ConversationRun> {
   const { root, config } = options;
   const parsed = await readSession(root, options.session, options.sessionLabel);
-  const session = config.collect.include_secrets ? parsed : await redactSession(parsed, (text) => redactSecrets(text).text);
+  const session = config.collect.include_secrets ? parsed : await redactSession(parsed, async (text) => (await redactSecrets(text)).text);
   const tokenizer: Tokenizer = await createTokenizer(config.tokenizer);
   const total = config.budget_config.total_budget;
   const maxTokens = options.maxTokens ?? Math.max(1, total.max_tokens - total.reserve_for_output);
@@ -78,20 +78,22 @@ function configuredSummarizer(config: Config, options: ConversationRunOptions): 
 
 /** Read and parse a session file; a path leading outside the root is refused. */
 export async function readSession(root: string, file: string, label = file): Promise<Session> {
-  const abs = resolve(root, file);
   const path = label;
-  let real: string;
-  try {
-    real = await realpath(abs);
-  } catch (error) {
-    throw new InputError(`--session ${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'error'}); pass a session JSON file inside the root`, { cause: error });
+  // The one read-path guard: inside the root after symlinks, a regular file, size checked before reading.
+  const read = await readInsideRoot(root, resolve(root, file), { maxBytes: MAX_SESSION_BYTES });
+  if (read.kind === 'refused') {
+    const message: Record<typeof read.code, string> = {
+      'not-found': `--session ${path}: cannot read the file (ENOENT); pass a session JSON file inside the root`,
+      'outside-root': `--session ${path} is outside the root ${root}: copy it into the root or pass --root`,
+      'not-regular': `--session ${path} is not a regular file (it ${read.reason}): pass a session JSON file`,
+      'too-large': `--session ${path} ${read.reason}: split the session`,
+      unreadable: `--session ${path}: ${read.reason}; pass a session JSON file inside the root`,
+    };
+    throw new InputError(message[read.code]);
   }
+  const real = read.file.realPath;
   const realRoot = await realpath(root);
-  if (!isInside(realRoot, real)) throw new InputError(`--session ${path} is outside the root ${root}: copy it into the root or pass --root`);
-  const info = await stat(real);
-  if (!info.isFile()) throw new InputError(`--session ${path} is not a regular file: pass a session JSON file`);
-  if (info.size > MAX_SESSION_BYTES) throw new InputError(`--session ${path} has ${info.size} bytes, more than ${MAX_SESSION_BYTES}: split the session`);
-  const text = await readFile(real, 'utf8');
+  const text = read.file.bytes.toString('utf8');
   const display = relative(realRoot, real).split('\\').join('/');
   return parseSession(text, display, { fallbackId: sessionIdFromName(basename(real, extname(real))) });
 }

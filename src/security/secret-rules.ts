@@ -13,6 +13,7 @@
  * - Passwords in redis://, amqp://, mssql:// and other URLs: the preset knows postgres, mysql
  *   and mongodb connection strings and https basic auth only.
  * - GitLab tokens, Google API keys, OpenAI project keys (sk-proj-...): not found by v11's rules.
+ * - GitHub tokens longer than the classic 36 characters after `ghp_`: the preset wants exactly 36.
  * Covered by the preset, so not here: AWS access key ids and secret access keys, private keys
  * (PEM, also inside JSON with `\n` and indented), GitHub, Slack tokens and webhooks, npm,
  * Anthropic, SendGrid, Shopify, Linear, postgres/mysql/mongodb connection strings.
@@ -35,6 +36,8 @@ export const OWN_SECRET_RULES: readonly OwnSecretRule[] = [
   },
   { kind: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/dg },
   { kind: 'stripe-key', pattern: /\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}\b|\bwhsec_[0-9A-Za-z]{24,}\b/dg },
+  // The preset's GitHub rule wants exactly 36 characters after `ghp_`; longer ones are tokens too.
+  { kind: 'github-token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b/dg },
   { kind: 'gitlab-token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}\b/dg },
   { kind: 'google-api-key', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/dg },
   { kind: 'openai-key', pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}\b/dg },

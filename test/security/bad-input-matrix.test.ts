@@ -88,7 +88,7 @@ const CASES: Case[] = [
   },
   { name: 'context-budget --max-tokens -5', argv: () => ['context-budget', TASK, '--max-tokens', '-5'], code: 2, expect: /--max-tokens -5: must not be negative/ },
   { name: 'context-budget --max-tokens abc', argv: () => ['context-budget', TASK, '--max-tokens', 'abc'], code: 2, expect: /--max-tokens "abc"/ },
-  { name: 'context-budget --max-tokens below the reserves', argv: () => ['context-budget', TASK, '--max-tokens', '5'], code: 2, expect: /max_tokens/ },
+  { name: 'context-budget --max-tokens below the reserves', argv: () => ['context-budget', TASK, '--max-tokens', '5', '--reserve-output', '8000'], code: 2, expect: /max_tokens/ },
   { name: 'context-budget --reserve-output -1', argv: () => ['context-budget', TASK, '--reserve-output', '-1'], code: 2, expect: /--reserve-output -1/ },
   { name: 'context-budget --format yaml', argv: () => ['context-budget', TASK, '--format', 'yaml'], code: 2, expect: /--format "yaml"/ },
   { name: 'context-budget without a task', argv: () => ['context-budget'], code: 2, expect: /task/ },

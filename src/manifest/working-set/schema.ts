@@ -1,7 +1,6 @@
 import { posix } from 'node:path';
 import { parseYamlData } from '../../util/yaml-data.js';
 import { z } from 'zod';
-import { ConfigError } from '../../errors.js';
 import { TRUNCATE_STRATEGIES, type TruncateStrategy } from '../../tokenize/truncate.js';
 import { manifestPathProblem, normalizeManifestPath } from '../paths.js';
 import { issuesToConfigError } from '../zod-issues.js';
