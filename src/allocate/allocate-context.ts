@@ -1,8 +1,8 @@
 import { plural } from '../util/format.js';
-import type { AllocatedFile, ExcludedFile, FactorName, RunContext, TierAllocation, TierName } from '../types.js';
+import type { AllocatedFile, ExcludedFile, FactorName, Level, RunContext, TierAllocation, TierName } from '../types.js';
 import type { AllocateInput, AllocateResult, AllocateStage } from '../stages.js';
 import { FACTOR_NAMES } from '../types.js';
-import { TIER_NAMES } from '../config/schema.js';
+import { LEVELS, TIER_NAMES, type Config } from '../config/schema.js';
 import { renderHeader, structureCost } from '../assemble/render.js';
 import { worstCaseHeader } from '../assemble/boot-header.js';
 import { getOutputFormat } from '../assemble/formats/index.js';
@@ -10,9 +10,10 @@ import { selectHistoryWindow, type HistoryItem } from '../assemble/history-windo
 import { assignTiers, comparePaths, FILE_TIERS, startingLevels, type FileTier } from './tiers.js';
 import { buildCandidate, isCandidate, type Candidate } from './candidates.js';
 import { planTierBudgets } from './budgets.js';
-import { chosenCost, fmt, type LevelAlgorithm } from './overflow.js';
+import { allocateRanked, chosenCost, fmt, type TierOutcome } from './overflow.js';
 import { upgradeWithSpare } from './upgrade-spare.js';
-import { allocationValue, fitAllTiers } from './fit-tiers.js';
+import { fitAllTiers } from './fit-tiers.js';
+import { slotOption, type MonotoneValues } from './monotone.js';
 import { fitRender, type HeaderMode, type Placement, type RepairMode } from './fit-render.js';
 
 /** A truncated file keeping less than this share of its tokens is "truncated significantly" (spec 001 section 9). */
@@ -38,12 +39,17 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
   const tiering = input.tiering ?? assignTiers(input.scored, config);
   warnings.push(...tiering.notes);
   const starts = startingLevels(config);
+  // Summarize and prioritize allocate over the whole ranking (monotone, see monotone.ts), so
+  // every file offers its full ladder; truncate and error keep the tiers' starting levels.
+  const monotone = budgetConfig.overflow_strategy === 'summarize' || budgetConfig.overflow_strategy === 'prioritize';
+  // Without upgrade_spare no file goes above its tier's starting level.
+  const ladderTop = (tier: FileTier): Level => (monotone && budgetConfig.upgrade_spare ? 'full' : starts[tier]);
   const excluded: ExcludedFile[] = [...tiering.excluded];
   const candidates: Record<FileTier, Candidate[]> = { primary: [], supporting: [], reference: [] };
   let withoutLevels = 0;
   for (const tier of FILE_TIERS) {
     for (const tiered of tiering.tiers[tier]) {
-      const built = buildCandidate(tiered, input.levels.get(tiered.file.path), starts[tier], { format, tokenizer });
+      const built = buildCandidate(tiered, input.levels.get(tiered.file.path), ladderTop(tier), { format, tokenizer });
       if (isCandidate(built)) candidates[tier].push(built);
       else {
         excluded.push(built);
@@ -52,11 +58,12 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
     }
   }
   if (withoutLevels > 0) warnings.push(`${plural(withoutLevels, 'file')} without content levels excluded`);
+  const startCost = (c: Candidate) => c.options[slotOption(c, LEVELS.indexOf(starts[c.tier]))]!.cost;
 
   const capBudget = plan.tiers.history;
   const wholeHistory = selectHistoryWindow(input.history, { budget: Number.POSITIVE_INFINITY, capBudget, format, tokenizer });
   const demand = {
-    ...(Object.fromEntries(FILE_TIERS.map((t) => [t, candidates[t].reduce((sum, c) => sum + c.options[0]!.cost, 0)])) as Record<FileTier, number>),
+    ...(Object.fromEntries(FILE_TIERS.map((t) => [t, candidates[t].reduce((sum, c) => sum + startCost(c), 0)])) as Record<FileTier, number>),
     history: wholeHistory.demand,
   };
   let requestedTokens = demand.primary + demand.supporting + demand.reference;
@@ -85,24 +92,50 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
   ctx.reporter.debug(
     `allocate: reserve ${reserve} tokens; own budgets ${TIER_NAMES.map((t) => `${t} ${budgets.own[t]}`).join(', ')}; pool ${budgets.pool}; constrained ${budgets.constrained.join(', ') || 'none'}`,
   );
-  const fitTiers = (algorithm: LevelAlgorithm) =>
-    fitAllTiers({ candidates, budgets, wholeHistory: wholeHistory.kept, input, ctx, algorithm, capBudget });
-  let tierFit = fitTiers(budgetConfig.strategy);
-  const choosesLevels = budgetConfig.overflow_strategy === 'summarize' || budgetConfig.overflow_strategy === 'prioritize';
-  if (budgetConfig.strategy === 'optimal' && choosesLevels && FILE_TIERS.some((t) => budgets.constrained.includes(t))) {
-    // Per tier the optimiser already beats the greedy loop; across tiers, leftover budget
-    // flows differently, so the whole allocation is compared too and the better one kept.
-    const greedy = fitTiers('greedy');
-    const optimalValue = allocationValue(tierFit.outcomes);
-    const greedyValue = allocationValue(greedy.outcomes);
-    ctx.reporter.debug(`allocate: value optimal ${optimalValue.toFixed(3)}, greedy ${greedyValue.toFixed(3)}`);
-    if (greedyValue > optimalValue + 1e-12) tierFit = greedy;
-  }
-  const { tierBudget } = tierFit;
-  const historyItems = tierFit.history;
-  let { outcomes } = tierFit;
+  let tierBudget: Record<TierName, number>;
+  let historyItems: HistoryItem[];
+  let outcomes: Record<FileTier, TierOutcome>;
   let upgraded = new Set<string>();
-  if (budgetConfig.upgrade_spare && headerMode === 'full') {
+  const values = monotoneValues(config);
+  // Tiers are a split of the budget, not a reason to drop the best file: when unused budget may
+  // flow, the history keeps its own share and every file competes for the rest in rank order.
+  // With flow_unused false the tiers are hard budgets, each allocated the same way on its own.
+  const flowing = budgetConfig.flow_unused || !budgetConfig.enabled;
+  if (flowing && budgetConfig.overflow_strategy !== 'error') {
+    historyItems = budgets.constrained.includes('history')
+      ? selectHistoryWindow(input.history, { budget: budgets.own.history, capBudget, format, tokenizer }).kept
+      : wholeHistory.kept;
+    const filesBudget = headerMode === 'full' ? Math.max(0, plan.available - reserve - historyItems.reduce((sum, h) => sum + h.cost, 0)) : 0;
+    const ranked = FILE_TIERS.flatMap((t) => candidates[t]);
+    const fitted = allocateRanked({ ranked, budget: filesBudget, strategy: budgetConfig.overflow_strategy, algorithm: budgetConfig.strategy, values, format, tokenizer });
+    outcomes = splitByTier(fitted.candidates, fitted.choice);
+    const filesUsed = FILE_TIERS.reduce((sum, t) => sum + chosenCost(outcomes[t].candidates, outcomes[t].choice), 0);
+    let historyUsed = historyItems.reduce((sum, h) => sum + h.cost, 0);
+    if (budgets.constrained.includes('history') && budgetConfig.flow_order.includes('history') && filesBudget > filesUsed) {
+      // What the files leave flows on to the history, as the last tier in flow order.
+      historyItems = selectHistoryWindow(input.history, { budget: historyUsed + filesBudget - filesUsed, capBudget, format, tokenizer }).kept;
+      historyUsed = historyItems.reduce((sum, h) => sum + h.cost, 0);
+    }
+    tierBudget = { ...budgets.own, history: Math.max(budgets.own.history, historyUsed) };
+    for (const t of FILE_TIERS) tierBudget[t] = Math.max(budgets.own[t], chosenCost(outcomes[t].candidates, outcomes[t].choice));
+  } else {
+    const tierFit = fitAllTiers({ candidates, budgets, wholeHistory: wholeHistory.kept, input, ctx, algorithm: budgetConfig.strategy, capBudget, values });
+    tierBudget = tierFit.tierBudget;
+    historyItems = tierFit.history;
+    outcomes = tierFit.outcomes;
+  }
+  if (monotone) {
+    // What a file got above its tier's starting level is spare budget spent, as spec 003 allows.
+    for (const t of FILE_TIERS) {
+      outcomes[t].candidates.forEach((c, i) => {
+        const choice = outcomes[t].choice[i]!;
+        if (choice >= 0 && LEVELS.indexOf(c.options[choice]!.level) < LEVELS.indexOf(starts[t])) {
+          upgraded.add(c.path);
+          requestedTokens += c.options[choice]!.cost - startCost(c);
+        }
+      });
+    }
+  } else if (budgetConfig.upgrade_spare && headerMode === 'full') {
     const used = FILE_TIERS.reduce((sum, t) => sum + chosenCost(outcomes[t].candidates, outcomes[t].choice), 0) + historyItems.reduce((sum, h) => sum + h.cost, 0);
     const tiered = new Map(FILE_TIERS.flatMap((t) => tiering.tiers[t].map((f) => [f.file.path, f] as const)));
     const lifted = upgradeWithSpare({ outcomes, tiered, levels: input.levels, spare: plan.available - reserve - used, format, tokenizer });
@@ -193,6 +226,22 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
     requestedTokens,
   };
 };
+
+/** The ranked allocation's choice split back into tiers (the ranking is the tiers in order). */
+function splitByTier(ranked: Candidate[], choice: Int32Array): Record<FileTier, TierOutcome> {
+  const out = {} as Record<FileTier, TierOutcome>;
+  for (const t of FILE_TIERS) {
+    const idx = ranked.map((c, i) => (c.tier === t ? i : -1)).filter((i) => i >= 0);
+    out[t] = { candidates: idx.map((i) => ranked[i]!), choice: Int32Array.from(idx.map((i) => choice[i]!)) };
+  }
+  return out;
+}
+
+/** The level values and rank decay of the monotone allocation, from budget_config.allocation. */
+function monotoneValues(config: Config): MonotoneValues {
+  const a = config.budget_config.monotone;
+  return { level: a.level_value, rankDecay: a.rank_decay };
+}
 
 const ZERO_FACTORS = Object.fromEntries(FACTOR_NAMES.map((name) => [name, 0])) as Record<FactorName, number>;
 

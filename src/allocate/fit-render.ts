@@ -5,7 +5,7 @@ import { BudgetExceededError } from '../errors.js';
 import { renderDocument, renderHeader } from '../assemble/render.js';
 import { emptyIncluded, type BootHeader } from '../assemble/boot-header.js';
 import type { HistoryItem } from '../assemble/history-window.js';
-import { optionValue, type Candidate } from './candidates.js';
+import type { Candidate } from './candidates.js';
 import { fmt } from './overflow.js';
 import { FILE_TIERS, type FileTier } from './tiers.js';
 
@@ -131,12 +131,12 @@ function renderOnce(
 }
 
 /**
- * Step files down (or drop them), lowest value first, until the estimated saving covers
- * `excess`. Returns the tokens saved by block costs.
+ * Step files down (or drop them), last-ranked first (the tiers in order, each by weight), until
+ * the estimated saving covers `excess`: a repair keeps the allocation monotone in rank. Returns
+ * the tokens saved by block costs.
  */
 function shrinkFiles(placements: Record<FileTier, Placement[]>, excess: number, mode: RepairMode, repaired: Set<string>): number {
-  const kept = FILE_TIERS.flatMap((t) => placements[t]).filter((p) => p.choice >= 0);
-  kept.sort((a, b) => optionValue(a.candidate, a.choice) - optionValue(b.candidate, b.choice) || (a.candidate.path < b.candidate.path ? 1 : -1));
+  const kept = FILE_TIERS.flatMap((t) => placements[t]).filter((p) => p.choice >= 0).reverse();
   let saved = 0;
   for (const p of kept) {
     if (saved >= excess) break;

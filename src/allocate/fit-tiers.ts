@@ -5,6 +5,7 @@ import type { TierBudgets } from './budgets.js';
 import type { Candidate } from './candidates.js';
 import { allocateFileTier, chosenCost, totalValue, type LevelAlgorithm, type TierOutcome } from './overflow.js';
 import { FILE_TIERS, type FileTier } from './tiers.js';
+import type { MonotoneValues } from './monotone.js';
 
 export interface TierFit {
   outcomes: Record<FileTier, TierOutcome>;
@@ -24,8 +25,9 @@ export function fitAllTiers(args: {
   ctx: RunContext;
   algorithm: LevelAlgorithm;
   capBudget: number;
+  values: MonotoneValues;
 }): TierFit {
-  const { candidates, budgets, input, ctx, algorithm, capBudget } = args;
+  const { candidates, budgets, input, ctx, algorithm, capBudget, values } = args;
   const budgetConfig = ctx.config.budget_config;
   const { format } = input;
   const { tokenizer } = ctx;
@@ -43,7 +45,7 @@ export function fitAllTiers(args: {
       history = selectHistoryWindow(input.history, { budget, capBudget, format, tokenizer }).kept;
       used = history.reduce((sum, h) => sum + h.cost, 0);
     } else {
-      outcomes[tier] = allocateFileTier({ tier, candidates: candidates[tier], budget, strategy: budgetConfig.overflow_strategy, algorithm, format, tokenizer });
+      outcomes[tier] = allocateFileTier({ tier, candidates: candidates[tier], budget, strategy: budgetConfig.overflow_strategy, algorithm, format, tokenizer, values });
       used = chosenCost(outcomes[tier].candidates, outcomes[tier].choice);
     }
     tierBudget[tier] = Math.max(budgets.own[tier], used);

@@ -6,8 +6,9 @@ import type { Tokenizer } from '../tokenize/tokenizer.js';
 import { BudgetExceededError } from '../errors.js';
 import { truncateWithStrategy } from '../tokenize/truncate.js';
 import { levelOption, optionValue, type Candidate, type LevelOption } from './candidates.js';
-import { degradeGreedy, lowestFirst, prioritizeGreedy } from './degrade-greedy.js';
+import { lowestFirst } from './degrade-greedy.js';
 import { choiceCost, solveMultipleChoiceKnapsack, type Choice } from './optimise.js';
+import { allocateMonotone, degradeMonotone, type MonotoneValues } from './monotone.js';
 import type { FileTier } from './tiers.js';
 
 export type LevelAlgorithm = 'optimal' | 'greedy';
@@ -21,6 +22,10 @@ export interface TierRequest {
   algorithm: LevelAlgorithm;
   format: RenderFormat;
   tokenizer: Tokenizer;
+  /** Candidates are already in rank order (truncate keeps it and stops at the first drop). */
+  ordered?: boolean;
+  /** Values of the monotone allocation (summarize, prioritize). */
+  values?: MonotoneValues;
 }
 
 export interface TierOutcome {
@@ -34,13 +39,14 @@ export interface TierOutcome {
 export const MIN_TRUNCATED_CONTENT_TOKENS = 24;
 
 /**
- * Fit one tier's files into its budget with the overflow strategy:
- * - summarize: degrade levels. `optimal` solves the multiple-choice knapsack and keeps the greedy
- *   loop's answer only if it is worth more; `greedy` is the spec's loop.
- * - prioritize (spec default): each file at its starting level or dropped: the same knapsack
- *   restricted to those two choices (0/1), against keeping files by relevance while they fit.
+ * Fit a list of files (one tier's, or the whole ranking) into a budget with the overflow
+ * strategy, never dropping or lowering a file while one ranked below it is kept:
+ * - summarize and prioritize: the monotone allocation of greatest value (`optimal`), or the
+ *   spec's degrade loop over the ranking (`greedy`); see monotone.ts. Prioritize differs only in
+ *   the render repair (it drops the last-ranked file where summarize steps it down).
  * - truncate: spec 001's assembly loop: by relevance, each file whole if it fits, else its
- *   content cut ('middle' for code, 'end' for prose) to what is left, else dropped.
+ *   content cut ('middle' for code, 'end' for prose) to what is left, else dropped (with
+ *   `ordered`, the first file that cannot be kept ends the list).
  * - error: throw BudgetExceededError with the numbers and the flags to change.
  */
 export function allocateFileTier(request: TierRequest): TierOutcome {
@@ -54,39 +60,31 @@ export function allocateFileTier(request: TierRequest): TierOutcome {
       );
     case 'truncate':
       return truncateTier(request);
-    case 'prioritize': {
-      const greedy = prioritizeGreedy(candidates, budget);
-      if (algorithm === 'greedy') return { candidates, choice: greedy };
-      return { candidates, choice: better(candidates, prioritizeOptimal(candidates, budget), greedy) };
-    }
-    case 'summarize': {
-      const greedy = degradeGreedy(candidates, budget);
-      if (algorithm === 'greedy') return { candidates, choice: greedy };
-      return { candidates, choice: better(candidates, solveKnapsack(candidates, budget), greedy) };
-    }
+    case 'prioritize':
+    case 'summarize':
+      // Candidates of one tier are in rank order (weight descending, ties by path).
+      return { candidates, choice: algorithm === 'greedy' ? degradeMonotone(candidates, budget) : allocateMonotone(candidates, budget, request.values) };
   }
 }
 
-/**
- * `prioritize` with the optimiser. Files by relevance keep their starting level as long as each
- * still fits (so the most relevant files are never traded for packing); from the first that does
- * not fit on, the rest of the budget is a 0/1 knapsack over the remaining files.
- */
-export function prioritizeOptimal(candidates: readonly Candidate[], budget: number): Choice {
-  const choice = new Int32Array(candidates.length).fill(-1);
-  const order = lowestFirst(candidates).reverse();
-  let used = 0;
-  let k = 0;
-  for (; k < order.length; k++) {
-    const cost = candidates[order[k]!]!.options[0]!.cost;
-    if (used + cost > budget) break;
-    used += cost;
-    choice[order[k]!] = 0;
+/** The whole ranking (every tier's files, best first) in one budget: allocateFileTier in rank order. */
+export function allocateRanked(request: {
+  ranked: Candidate[];
+  budget: number;
+  strategy: OverflowStrategy;
+  algorithm: LevelAlgorithm;
+  values: MonotoneValues;
+  format: RenderFormat;
+  tokenizer: Tokenizer;
+}): TierOutcome {
+  const { ranked, budget } = request;
+  switch (request.strategy) {
+    case 'summarize':
+    case 'prioritize':
+    case 'truncate':
+    case 'error':
+      return allocateFileTier({ ...request, tier: 'primary', candidates: ranked, ordered: true });
   }
-  const rest = order.slice(k);
-  const restricted = rest.map((i) => ({ ...candidates[i]!, options: candidates[i]!.options.slice(0, 1) }));
-  solveKnapsack(restricted, budget - used).forEach((o, j) => (choice[rest[j]!] = o));
-  return choice;
 }
 
 /** The knapsack over candidates: value = weight x level usefulness, cost = exact block tokens. */
@@ -101,17 +99,13 @@ export function totalValue(candidates: readonly Candidate[], choice: Choice): nu
   return total;
 }
 
-/** The optimiser's answer unless the greedy one is worth strictly more. */
-function better(candidates: readonly Candidate[], optimal: Choice, greedy: Choice): Choice {
-  return totalValue(candidates, greedy) > totalValue(candidates, optimal) + 1e-12 ? greedy : optimal;
-}
-
 function truncateTier(request: TierRequest): TierOutcome {
   const { budget } = request;
   const candidates = [...request.candidates];
   const choice = new Int32Array(candidates.length).fill(-1);
   let remaining = budget;
-  for (const i of lowestFirst(candidates).reverse()) {
+  const order = request.ordered === true ? candidates.map((_, i) => i) : lowestFirst(candidates).reverse();
+  for (const i of order) {
     const candidate = candidates[i]!;
     const start = candidate.options[0]!;
     if (start.cost <= remaining) {
@@ -124,6 +118,8 @@ function truncateTier(request: TierRequest): TierOutcome {
       candidates[i] = { ...candidate, options: [cut, ...candidate.options.slice(1)] };
       choice[i] = 0;
       remaining -= cut.cost;
+    } else if (request.ordered === true) {
+      break; // monotone: nothing ranked below a dropped file is kept
     }
   }
   return { candidates, choice };

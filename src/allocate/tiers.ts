@@ -41,25 +41,43 @@ export const CALIBRATION_MIN_ALIGNMENT = 0.5;
  * The one tier rule, used by context-budget (allocation) and context-score (explanation) alike.
  * Pure: scored files and config in, tiers out. Spec 003's thresholds: relevance >=
  * primary_threshold is primary, >= supporting_threshold supporting, >= include_minimum reference,
- * below excluded. A file the task @-mentions (TaskFacts.mentioned, carried as
- * ScoredFile.mentionedInTask) is primary whatever its score. Then the calibration guard.
+ * below excluded; with thresholds.relative (default on) the best-ranked files of the task are
+ * primary / supporting / kept too when close enough to its best relevance (rank- and
+ * distribution-relative, the absolute thresholds stay a floor). A file the task @-mentions
+ * (TaskFacts.mentioned, carried as ScoredFile.mentionedInTask) is primary whatever its score.
+ * Then the calibration guard.
  */
 export function assignTiers(scored: readonly ScoredFile[], config: Config): Tiering {
-  const { include_minimum, primary_threshold, supporting_threshold } = config.relevance_scoring.thresholds;
+  const { include_minimum, primary_threshold, supporting_threshold, relative } = config.relevance_scoring.thresholds;
   const tiers: Record<FileTier, TieredFile[]> = { primary: [], supporting: [], reference: [] };
   const excluded: ExcludedFile[] = [];
   const notes: string[] = [];
   const ranked = [...scored].sort(byRelevanceThenPath);
+  // Rank-relative cut-offs: the task's own best match sets the scale; the absolute thresholds stay a floor.
+  const best = ranked.find((f) => !f.mentionedInTask)?.relevance ?? 0;
+  const rel = relative.enabled && best > 0 ? relative : null;
+  let rank = 0;
 
   for (const file of ranked) {
     if (file.mentionedInTask) {
       tiers.primary.push({ file, tier: 'primary', weight: Math.max(file.relevance, primary_threshold), reason: 'the task @-mentions it' });
-    } else if (file.relevance >= primary_threshold) {
+      continue;
+    }
+    const r = rank++;
+    const near = (top: number, ratio: number) => rel !== null && r < top && file.relevance > 0 && file.relevance >= ratio * best;
+    const relReason = (top: number, ratio: number) => `ranked ${r + 1} (within the first ${top}) at relevance >= ${ratio} x the best ${fixed(best)}`;
+    if (file.relevance >= primary_threshold) {
       tiers.primary.push({ file, tier: 'primary', weight: file.relevance, reason: `relevance >= primary_threshold ${primary_threshold}` });
+    } else if (rel && near(rel.primary_top, rel.primary_ratio)) {
+      tiers.primary.push({ file, tier: 'primary', weight: file.relevance, reason: relReason(rel.primary_top, rel.primary_ratio) });
     } else if (file.relevance >= supporting_threshold) {
       tiers.supporting.push({ file, tier: 'supporting', weight: file.relevance, reason: `relevance >= supporting_threshold ${supporting_threshold}` });
+    } else if (rel && near(rel.supporting_top, rel.supporting_ratio)) {
+      tiers.supporting.push({ file, tier: 'supporting', weight: file.relevance, reason: relReason(rel.supporting_top, rel.supporting_ratio) });
     } else if (file.relevance >= include_minimum) {
       tiers.reference.push({ file, tier: 'reference', weight: file.relevance, reason: `relevance >= include_minimum ${include_minimum}` });
+    } else if (rel && near(rel.include_top, rel.include_ratio)) {
+      tiers.reference.push({ file, tier: 'reference', weight: file.relevance, reason: relReason(rel.include_top, rel.include_ratio) });
     } else {
       excluded.push({ path: file.path, relevance_score: file.relevance, reason: `relevance ${fixed(file.relevance)} below include_minimum ${fixed(include_minimum)}` });
     }

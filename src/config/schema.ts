@@ -71,8 +71,25 @@ export const BudgetConfigSchema = z
     flow_order: z.array(z.enum(TIER_NAMES)).default(['primary', 'supporting', 'reference', 'history']),
     /** Extension: budget left after allocation lifts supporting and reference files above their starting level. */
     upgrade_spare: z.boolean().default(true),
-    /** Extension: `optimal` (multiple-choice knapsack) or `greedy` (spec's degrade loop). */
+    /** Extension: `optimal` (the monotone allocation of greatest value) or `greedy` (spec's degrade loop over the ranking). */
     strategy: z.enum(['optimal', 'greedy']).default('optimal'),
+    /**
+     * Extension: values of the monotone allocation (summarize, prioritize): a file's value is
+     * relevance x (rank + 1)^-rank_decay x level_value[level]. Fitted by `aiwg context-eval --tune`.
+     */
+    monotone: z
+      .strictObject({
+        level_value: z
+          .strictObject({
+            full: weight.default(1),
+            detailed: weight.default(0.75),
+            summary: weight.default(0.2),
+            stub: weight.default(0.03),
+          })
+          .prefault({}),
+        rank_decay: z.number().min(0).max(4).default(0.5),
+      })
+      .prefault({}),
   })
   .prefault({});
 
@@ -112,6 +129,24 @@ export const RelevanceScoringSchema = z
         include_minimum: weight.default(0.3),
         primary_threshold: weight.default(0.7),
         supporting_threshold: weight.default(0.5),
+        /**
+         * Extension: thresholds relative to the task's own ranking. The absolute thresholds above
+         * stay a floor (a file reaching them keeps its tier); on top of them the best-ranked files
+         * are primary when within primary_ratio of the best relevance and among the first
+         * primary_top, supporting likewise, and the first include_top files within include_ratio
+         * of the best are never excluded by include_minimum (the allocation then decides by budget).
+         */
+        relative: z
+          .strictObject({
+            enabled: z.boolean().default(true),
+            primary_top: z.number().int().min(0).default(3),
+            primary_ratio: weight.default(0.75),
+            supporting_top: z.number().int().min(0).default(10),
+            supporting_ratio: weight.default(0.6),
+            include_top: z.number().int().min(0).default(20),
+            include_ratio: weight.default(0.25),
+          })
+          .prefault({}),
       })
       .prefault({}),
     /** Extension: the embedding model behind semantic task alignment. */

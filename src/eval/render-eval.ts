@@ -22,7 +22,9 @@ export function renderEvalReport(report: EvalReport): string {
     .join(', ');
   const lines = [
     `Repository: ${report.root} at ${report.head.slice(0, 12)}`,
-    `Instances: ${report.mining.qualified} qualifying commits (requested ${report.mining.requested}, scanned ${report.mining.scanned}; skipped: ${skipped || 'none'})`,
+    report.mining.tasksFile === undefined
+      ? `Instances: ${report.mining.qualified} qualifying commits (requested ${report.mining.requested}, scanned ${report.mining.scanned}; skipped: ${skipped || 'none'})`
+      : `Instances: ${report.mining.qualified} tasks from ${report.mining.tasksFile} (requested ${report.mining.requested}, read ${report.mining.scanned}; skipped: ${skipped || 'none'})`,
     `Tokenizer: ${report.tokenizer}; a budget is the tokens available to the context (no reserves).`,
     '',
   ];

@@ -10,6 +10,7 @@ import { InputError, UsageError } from '../errors.js';
 import { runGit, type GitRunner } from './git.js';
 import { mineCommits, type EvalInstance, type MineResult } from './mine-commits.js';
 import { withWorktree } from './worktree.js';
+import { loadTaskFile } from './load-tasks.js';
 import { createBaselineCache, loadBaselineDocs, runBaseline, type BaselineCache } from './bm25-baseline.js';
 import { instanceMetrics, placementsFromRecord, summarize, type InstanceMetrics, type MethodSummary } from './metrics.js';
 
@@ -30,6 +31,8 @@ export interface EvalOptions {
   config: Config;
   /** Shared cache directory for all worktrees (summaries, token counts, embeddings). */
   cacheDir: string;
+  /** A JSONL task file (see load-tasks.ts) to replay instead of mining commit messages. */
+  tasksFile?: string;
   reporter?: Reporter;
 }
 
@@ -55,7 +58,7 @@ export interface EvalReport {
   tokenizer: TokenizerId;
   budgets: number[];
   methods: EvalMethod[];
-  mining: { requested: number; scanned: number; qualified: number; skipped: MineResult['skipped'] };
+  mining: { requested: number; scanned: number; qualified: number; skipped: MineResult['skipped']; tasksFile?: string };
   instances: Array<Pick<EvalInstance, 'commit' | 'parent' | 'subject' | 'gold' | 'sources'>>;
   /** One table per budget: a row per method, baseline first. */
   tables: Array<{ budget: number; rows: Array<{ method: EvalMethod; summary: MethodSummary }> }>;
@@ -89,9 +92,9 @@ export async function runEval(options: EvalOptions, overrides: Partial<EvalDeps>
       throw new InputError(`${options.root}: cannot read the git history: not a git repository with at least one commit (context-eval replays past commits; pass --root <a git checkout>)`, { cause: error });
     },
   );
-  const mined = await mineCommits({ root: options.root, commits: options.commits }, deps.git);
+  const mined = options.tasksFile === undefined ? await mineCommits({ root: options.root, commits: options.commits }, deps.git) : await loadTasks(options, deps.git, reporter);
   reporter.info(
-    `context-eval: ${mined.instances.length} of ${options.commits} requested commits qualify (${mined.scanned} scanned); methods ${methods.join(', ')}; budgets ${budgets.join(', ')}`,
+    `context-eval: ${mined.instances.length} of ${options.commits} requested ${options.tasksFile === undefined ? 'commits qualify' : 'tasks'} (${mined.scanned} scanned); methods ${methods.join(', ')}; budgets ${budgets.join(', ')}`,
   );
   const tokenizer = await deps.createTokenizer(options.config.tokenizer);
   const baselineCache = createBaselineCache();
@@ -121,7 +124,13 @@ export async function runEval(options: EvalOptions, overrides: Partial<EvalDeps>
     tokenizer: options.config.tokenizer,
     budgets,
     methods,
-    mining: { requested: options.commits, scanned: mined.scanned, qualified: mined.instances.length, skipped: mined.skipped },
+    mining: {
+      requested: options.commits,
+      scanned: mined.scanned,
+      qualified: mined.instances.length,
+      skipped: mined.skipped,
+      ...(options.tasksFile === undefined ? {} : { tasksFile: options.tasksFile }),
+    },
     instances: mined.instances.map(({ commit, parent, subject, gold, sources }) => ({ commit, parent, subject, gold, sources })),
     tables: budgets.map((budget) => ({
       budget,
@@ -133,6 +142,15 @@ export async function runEval(options: EvalOptions, overrides: Partial<EvalDeps>
     })),
     runs,
   };
+}
+
+/** Tasks from a JSONL file, the first `commits` of them in file order. */
+async function loadTasks(options: EvalOptions, git: GitRunner, reporter: Reporter): Promise<MineResult> {
+  const loaded = await loadTaskFile(options.tasksFile as string, options.root, git);
+  if (loaded.missingCommits.length > 0) {
+    reporter.warn(`--tasks ${options.tasksFile}: ${loaded.missingCommits.length} tasks name commits not in ${options.root}, skipped (${loaded.missingCommits.slice(0, 3).join(', ')})`);
+  }
+  return { ...loaded, instances: loaded.instances.slice(0, options.commits) };
 }
 
 interface ReplayInput {

@@ -62,22 +62,25 @@ describe('allocateContext', () => {
   });
 
   it.each<[OverflowStrategy, Record<string, string>]>([
-    ['summarize', { 'src/a.ts': 'detailed', 'src/b.ts': 'detailed', 'src/c.ts': 'detailed', 'docs/d.md': 'summary' }],
-    ['prioritize', { 'src/a.ts': 'full', 'src/c.ts': 'detailed', 'docs/d.md': 'summary' }],
-    ['truncate', { 'src/a.ts': 'full', 'src/b.ts': 'full/truncated', 'src/c.ts': 'detailed', 'docs/d.md': 'summary' }],
+    // Monotone in rank (a > b > c > d): the best file keeps the most, nobody ranked above a kept file is dropped.
+    ['summarize', { 'src/a.ts': 'full', 'src/b.ts': 'detailed', 'src/c.ts': 'summary', 'docs/d.md': 'summary' }],
+    ['prioritize', { 'src/a.ts': 'full', 'src/b.ts': 'detailed', 'src/c.ts': 'summary', 'docs/d.md': 'summary' }],
+    // By rank, whole while it fits, then cut to what is left; the files ranked below get nothing.
+    ['truncate', { 'src/a.ts': 'full', 'src/b.ts': 'full/truncated' }],
   ])('overflow strategy %s', (strategy, expected) => {
     const r = run(1500, { overflow_strategy: strategy });
     expect(levels(r)).toEqual(expected);
     expect(r.overflow.occurred).toBe(true);
     expect(r.overflow.strategy_applied).toBe(strategy);
     expectGuarantees(r, 1500);
-    if (strategy === 'prioritize') {
-      expect(r.overflow.files_affected).toEqual(['src/b.ts']);
-      expect(r.warnings).toContain('1 file excluded due to budget');
-      expect(r.excluded.find((e) => e.path === 'src/b.ts')?.reason).toMatch(/^over budget: dropped from the primary tier/);
+    if (strategy === 'prioritize' || strategy === 'summarize') {
+      // The second-ranked file is degraded, not dropped (it used to be dropped while c and d got in).
+      expect(r.overflow.files_affected).toEqual(['src/b.ts', 'src/c.ts']);
+      expect(r.warnings).not.toContain('1 file excluded due to budget');
+      expect(r.excluded.map((e) => e.path)).toEqual(['x.ts']);
     }
     if (strategy === 'truncate') {
-      expect(r.warnings).toContain('1 file truncated significantly');
+      expect(r.warnings).toEqual(['2 files excluded due to budget', '1 file truncated']);
       expect(r.rendered).toMatch(/cut/);
     }
   });

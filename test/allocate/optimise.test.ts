@@ -4,6 +4,7 @@ import { choiceCost, choiceValue, solveMultipleChoiceKnapsack, upperHull, type K
 import { degradeGreedy } from '../../src/allocate/degrade-greedy.js';
 import { allocateFileTier, solveKnapsack, totalValue } from '../../src/allocate/overflow.js';
 import { LEVEL_USEFULNESS, type Candidate } from '../../src/allocate/candidates.js';
+import { isMonotone, monotoneValue } from '../../src/allocate/monotone.js';
 import { createChars4Tokenizer } from '../../src/tokenize/tokenizer.js';
 import { fakeCandidate } from './fixtures.js';
 
@@ -72,12 +73,13 @@ describe('optimiser vs greedy (summarize)', () => {
   const run = (candidates: Candidate[], budget: number, algorithm: 'optimal' | 'greedy') =>
     allocateFileTier({ tier: 'primary', candidates, budget, strategy: 'summarize', algorithm, format: 'xml', tokenizer });
 
-  it('is never worth less than the greedy loop and never over budget (property)', () => {
+  it('is never worth less than the greedy loop (by the monotone value), monotone, and never over budget (property)', () => {
     fc.assert(
       fc.property(candidatesArb, fc.integer({ min: 0, max: 20000 }), (candidates, budget) => {
         const optimal = run(candidates, budget, 'optimal');
         const greedy = run(candidates, budget, 'greedy');
-        expect(totalValue(candidates, optimal.choice)).toBeGreaterThanOrEqual(totalValue(candidates, greedy.choice) - 1e-12);
+        expect(monotoneValue(candidates, optimal.choice)).toBeGreaterThanOrEqual(monotoneValue(candidates, greedy.choice) - 1e-12);
+        expect(isMonotone(candidates, optimal.choice)).toBe(true);
         expect(choiceCost(candidates.map((c) => ({ options: c.options.map((o) => ({ cost: o.cost, value: 0 })) })), optimal.choice)).toBeLessThanOrEqual(Math.max(0, budget));
       }),
       { numRuns: 300 },
@@ -107,18 +109,17 @@ describe('prioritize with the optimiser', () => {
     expect(Array.from(run(c, 450, 'optimal'))).toEqual([0, -1, -1, -1]);
   });
 
-  it('packs the rest better than relevance order', () => {
-    // a.ts fits, b.ts does not: 100 tokens are left. Relevance order then takes x.ts (60) and
-    // nothing else fits; the knapsack takes y.ts + z.ts (worth more).
+  it('never keeps a file ranked below one it had to drop', () => {
+    // a.ts fits, b.ts does not: the 100 tokens left are not given to x, y or z, ranked below b.
     const c = [fakeCandidate('a.ts', 0.9, { full: 300 }), fakeCandidate('b.ts', 0.75, { full: 150 }), fakeCandidate('x.ts', 0.7, { full: 60 }), fakeCandidate('y.ts', 0.6, { full: 50 }), fakeCandidate('z.ts', 0.6, { full: 50 })];
-    expect(Array.from(run(c, 400, 'greedy'))).toEqual([0, -1, 0, -1, -1]);
-    expect(Array.from(run(c, 400, 'optimal'))).toEqual([0, -1, -1, 0, 0]);
+    expect(Array.from(run(c, 400, 'greedy'))).toEqual([0, -1, -1, -1, -1]);
+    expect(Array.from(run(c, 400, 'optimal'))).toEqual([0, -1, -1, -1, -1]);
   });
 
-  it('is never worth less than keeping files by relevance (property)', () => {
+  it('is never worth less than the degrade loop (property)', () => {
     fc.assert(
       fc.property(candidatesArb, fc.integer({ min: 0, max: 20000 }), (candidates, budget) => {
-        expect(totalValue(candidates, run(candidates, budget, 'optimal'))).toBeGreaterThanOrEqual(totalValue(candidates, run(candidates, budget, 'greedy')) - 1e-12);
+        expect(monotoneValue(candidates, run(candidates, budget, 'optimal'))).toBeGreaterThanOrEqual(monotoneValue(candidates, run(candidates, budget, 'greedy')) - 1e-12);
       }),
       { numRuns: 200 },
     );

@@ -7,7 +7,10 @@ import { levelsFor, scored } from './fixtures.js';
 
 const tokenizer = createChars4Tokenizer();
 
+/** The spec's absolute thresholds alone (the rank-relative rule has its own tests below). */
 const config = defaultConfig();
+config.relevance_scoring.thresholds.relative.enabled = false;
+const relativeConfig = defaultConfig();
 
 describe('assignTiers', () => {
   it.each([
@@ -66,6 +69,38 @@ describe('assignTiers', () => {
       const { tiers } = assignTiers([scored('a.ts', 0.62, { alignment: 0.9 }), scored('m.ts', 0.2, { mentioned: true })], config);
       expect(tiers.primary.map((f) => f.file.path)).toEqual(['m.ts']);
     });
+  });
+});
+
+describe('assignTiers, rank-relative (the default)', () => {
+  it('puts the best-ranked files in primary when no file reaches the absolute threshold', () => {
+    const files = [scored('a.ts', 0.52), scored('b.ts', 0.45), scored('c.ts', 0.1), scored('d.ts', 0.44), scored('e.ts', 0.41)];
+    const { tiers, excluded } = assignTiers(files, relativeConfig);
+    // primary: within 0.75 of the best (0.39) among the first 3; supporting: within 0.6 (0.312) among the first 10.
+    expect(tiers.primary.map((f) => f.file.path)).toEqual(['a.ts', 'b.ts', 'd.ts']);
+    expect(tiers.supporting.map((f) => f.file.path)).toEqual(['e.ts']);
+    expect(tiers.reference.map((f) => f.file.path)).toEqual([]);
+    expect(excluded.map((e) => e.path)).toEqual(['c.ts']);
+  });
+
+  it('does not exclude a strongly ranked neighbour just under include_minimum', () => {
+    // The issue's case: ranked 2nd of 12 at relevance 0.297, include_minimum 0.3.
+    const files = [scored('mentioned.ts', 0.2, { mentioned: true }), scored('top.ts', 0.5), scored('neighbour.ts', 0.297), ...Array.from({ length: 10 }, (_, i) => scored(`z${i}.ts`, 0.05))];
+    const { tiers, excluded } = assignTiers(files, relativeConfig);
+    expect([...tiers.primary, ...tiers.supporting, ...tiers.reference].map((f) => f.file.path)).toContain('neighbour.ts');
+    expect(excluded.map((e) => e.path)).not.toContain('neighbour.ts');
+    expect(excluded).toHaveLength(10);
+  });
+
+  it('keeps the absolute thresholds as a floor', () => {
+    const files = Array.from({ length: 6 }, (_, i) => scored(`f${i}.ts`, 0.95 - i * 0.01));
+    const { tiers } = assignTiers(files, relativeConfig);
+    expect(tiers.primary).toHaveLength(6);
+  });
+
+  it('puts nothing in primary for a task nothing matches', () => {
+    const { tiers } = assignTiers([scored('a.ts', 0), scored('b.ts', 0)], relativeConfig);
+    expect(tiers.primary).toEqual([]);
   });
 });
 

@@ -19,7 +19,7 @@ const MAX_COMMITS = 10_000;
 export const contextEvalCommand: Command = {
   name: 'context-eval',
   summary: "Replay the repository's past commits as tasks and measure retrieval against a BM25 baseline",
-  usage: 'aiwg context-eval [--root DIR] [--commits N] [--budgets 8000,32000] [--methods keyword,semantic,hybrid] [--json]',
+  usage: 'aiwg context-eval [--root DIR] [--commits N] [--budgets 8000,32000] [--methods keyword,semantic,hybrid] [--tasks FILE] [--json]',
   options: {
     root: { type: 'string' },
     config: { type: 'string' },
@@ -27,6 +27,7 @@ export const contextEvalCommand: Command = {
     budgets: { type: 'string' },
     methods: { type: 'string' },
     'cache-dir': { type: 'string' },
+    tasks: { type: 'string' },
     json: { type: 'boolean' },
     verbose: { type: 'boolean' },
   },
@@ -36,6 +37,7 @@ export const contextEvalCommand: Command = {
     '--commits N': `most recent qualifying commits to replay (default ${DEFAULT_COMMITS})`,
     '--budgets LIST': `comma-separated context budgets in tokens, no reserves (default ${DEFAULT_BUDGETS.join(',')})`,
     '--methods LIST': `scoring methods to compare with the BM25 baseline (default ${SCORING_METHODS.join(',')})`,
+    '--tasks FILE': 'replay the tasks of a JSONL file ({"id","task","commit","answer":[paths]} per line: the task text at the parent of commit, answer = files the fix changed) instead of commit messages; --commits caps how many',
     '--cache-dir DIR': 'shared cache for all replays (default: cache.dir if set, else a per-repository temp dir)',
     '--json': 'print one JSON object (tables and every run) on stdout',
     '--verbose': 'debug logs on stderr',
@@ -49,7 +51,8 @@ export const contextEvalCommand: Command = {
     const { config } = await loadConfig({ root, env: io.env, flags: {}, configFile });
     const cacheDir = resolveEvalCacheDir(values, root, config, io.cwd);
     const reporter = createStderrReporter({ write: io.stderr, isTTY: io.isTTY, verbose: values.verbose === true });
-    const report = await runEval({ root, commits, budgets, methods, config, cacheDir, reporter });
+    const tasksFile = typeof values.tasks === 'string' ? resolveFromCwd(values.tasks, io.cwd) : undefined;
+    const report = await runEval({ root, commits, budgets, methods, config, cacheDir, reporter, ...(tasksFile === undefined ? {} : { tasksFile }) });
     io.stdout(values.json === true ? `${JSON.stringify(report, null, 2)}\n` : renderEvalReport(report));
     return 0;
   },

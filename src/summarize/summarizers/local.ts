@@ -3,7 +3,7 @@ import type { FileAnalysis, OutlineItem } from '../outline/index.js';
 import { cutToLimit } from '../outline/render.js';
 
 /** Part of every summary cache key: bump when the local summary text changes. */
-export const LOCAL_SUMMARIZER = { id: 'local', version: 3 } as const;
+export const LOCAL_SUMMARIZER = { id: 'local', version: 4 } as const;
 
 export interface SummaryInput {
   analysis: FileAnalysis;
@@ -121,9 +121,12 @@ export function stripCommentSyntax(lines: string[]): string {
   return text.join(' ');
 }
 
-/** The first `count` sentences of `text`, trimmed (the extractive unit of every local summary). */
+/**
+ * The first `count` sentences. A sentence ends at . ! or ? followed by whitespace or the end, so
+ * a dot inside a word or number ("OAuth 2.1", "index.ts", "e.g.x") does not end it.
+ */
 export function firstSentences(text: string, count: number): string {
-  const sentences = text.match(/[^.!?]+(?:[.!?]+(?=\s|$)|$)/g) ?? [];
+  const sentences = text.match(/(?:[^.!?]|[.!?]+(?!\s|$))+(?:[.!?]+(?=\s|$)|$)/g) ?? [];
   return sentences.slice(0, count).map((s) => s.trim()).filter((s) => s !== '').join(' ');
 }
 
