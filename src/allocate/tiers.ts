@@ -53,8 +53,11 @@ export function assignTiers(scored: readonly ScoredFile[], config: Config): Tier
   const excluded: ExcludedFile[] = [];
   const notes: string[] = [];
   const ranked = [...scored].sort(byRelevanceThenPath);
-  // Rank-relative cut-offs: the task's own best match sets the scale; the absolute thresholds stay a floor.
-  const best = ranked.find((f) => !f.mentionedInTask)?.relevance ?? 0;
+  // Rank-relative cut-offs on the evidence of a match (task_alignment; relevance has a floor from
+  // the other factors even for unrelated files): the task's own best match sets the scale, the
+  // absolute thresholds stay a floor, and a file without any alignment is never lifted.
+  const alignment = (f: ScoredFile) => f.factors.task_alignment.score;
+  const best = Math.max(0, ...ranked.filter((f) => !f.mentionedInTask).map(alignment));
   const rel = relative.enabled && best > 0 ? relative : null;
   let rank = 0;
 
@@ -64,8 +67,8 @@ export function assignTiers(scored: readonly ScoredFile[], config: Config): Tier
       continue;
     }
     const r = rank++;
-    const near = (top: number, ratio: number) => rel !== null && r < top && file.relevance > 0 && file.relevance >= ratio * best;
-    const relReason = (top: number, ratio: number) => `ranked ${r + 1} (within the first ${top}) at relevance >= ${ratio} x the best ${fixed(best)}`;
+    const near = (top: number, ratio: number) => rel !== null && r < top && alignment(file) > 0 && alignment(file) >= ratio * best;
+    const relReason = (top: number, ratio: number) => `ranked ${r + 1} (within the first ${top}) with task_alignment >= ${ratio} x the best ${fixed(best)}`;
     if (file.relevance >= primary_threshold) {
       tiers.primary.push({ file, tier: 'primary', weight: file.relevance, reason: `relevance >= primary_threshold ${primary_threshold}` });
     } else if (rel && near(rel.primary_top, rel.primary_ratio)) {

@@ -132,7 +132,7 @@ export const RelevanceScoringSchema = z
         /**
          * Extension: thresholds relative to the task's own ranking. The absolute thresholds above
          * stay a floor (a file reaching them keeps its tier); on top of them the best-ranked files
-         * are primary when within primary_ratio of the best relevance and among the first
+         * are primary when their task_alignment is within primary_ratio of the task's best and among the first
          * primary_top, supporting likewise, and the first include_top files within include_ratio
          * of the best are never excluded by include_minimum (the allocation then decides by budget).
          */

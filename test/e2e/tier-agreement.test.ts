@@ -9,9 +9,9 @@ import { FILE_TIERS } from '../../src/allocate/tiers.js';
  * `aiwg context-score` and `aiwg context-budget` share one tier rule (src/allocate/tiers.ts):
  * on every candidate of a fixture they must give the same tier, the calibration guard's
  * promotion and task @-mentions included. primary_threshold 0.8 leaves primary empty by
- * thresholds, so the guard has to promote the top file.
+ * thresholds (the rank-relative rule off), so the guard has to promote the top file.
  */
-const CONFIG = 'relevance_scoring:\n  thresholds:\n    primary_threshold: 0.8\n';
+const CONFIG = 'relevance_scoring:\n  thresholds:\n    primary_threshold: 0.8\n    relative:\n      enabled: false\n';
 const TASKS = [SERVICE_TASK, `${SERVICE_TASK}; keep @src/util/logger.ts output unchanged`];
 
 let repo: Fixture;
