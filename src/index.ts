@@ -115,7 +115,7 @@ export {
 export { scoreBm25, type Bm25Document, type Bm25Options, type Bm25Result } from './scoring/bm25.js';
 export { extractTerms, splitIdentifier, pathTerms, stem } from './scoring/terms.js';
 export { classifyPath, classifyFiles, createClassifier } from './scoring/classify.js';
-export { globToRegExp, createGlobMatcher } from './scoring/glob.js';
+export { globToRegExp, createGlobMatcher } from './util/glob.js';
 export { keywordAlignment, calibrateSemantic, fuseAlignment, shapeAlignment, promoteNamed } from './scoring/alignment.js';
 export { buildImportGraph, distancesFrom, LANGUAGES as IMPORT_LANGUAGES, type ImportGraph, type LanguageSupport as ImportLanguageSupport } from './scoring/import-graph/index.js';
 export { explainScore, renderExplanation, type ScoreExplanation, type FactorExplanation } from './scoring/explain.js';

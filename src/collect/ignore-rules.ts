@@ -1,4 +1,4 @@
-import { globToRegExp } from '../scoring/glob.js';
+import { globToRegExp } from '../util/glob.js';
 
 /**
  * A small .gitignore interpreter, for `collect.ignore` globs and for walking a directory that

@@ -1,5 +1,5 @@
 import type { Config, FileCategory } from '../config/schema.js';
-import { createGlobMatcher } from './glob.js';
+import { createGlobMatcher } from '../util/glob.js';
 
 /**
  * The five file categories of spec 003, decided by path and extension. Order of the rules:

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyFiles, classifyPath, createClassifier } from '../../src/scoring/classify.js';
-import { globToRegExp } from '../../src/scoring/glob.js';
+import { globToRegExp } from '../../src/util/glob.js';
 import { defaultConfig } from '../../src/config/schema.js';
 
 describe('classifyPath', () => {
