@@ -1,0 +1,187 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigSchema } from '../src/config/schema.js';
+import { createRepoIndex } from '../src/repo-index/repo-index.js';
+
+/**
+ * The persistent index on real public repositories, side by side with repomix in the same run:
+ * `node dist/bench/repos-bench.js` (also run by `npm run bench`). AIWG_BENCH_REPOS names git
+ * work trees, comma-separated (e.g. clones of vitejs/vite and babel/babel); a missing one is
+ * skipped with a line saying how to provide it, so the bench runs anywhere. Each aiwg run is a
+ * fresh process with the default config and AIWG_CACHE_DIR on a fresh directory: cold (empty
+ * cache), warm (median of WARM_RUNS), a new checkout of the repository at another commit
+ * (`git worktree add`, same cache: facts are reused by blob id), and the server mode (one
+ * in-process warm index, p50 of queries with different tasks, plus a query after a one-file
+ * edit). repomix packs the same tree (its second run, page cache warm). Nothing is asserted.
+ */
+
+const PROJECT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const BIN = join(PROJECT, 'bin', 'aiwg.js');
+const REPOMIX = join(PROJECT, 'node_modules', 'repomix', 'bin', 'repomix.cjs');
+const WARM_RUNS = 3;
+/** Commits back for the "new checkout at another commit" run. */
+const CHECKOUT_BACK = 20;
+const TASKS = [
+  'fix the css preprocessing of sass imports in the dev server',
+  'the plugin transform hook gets the wrong source map',
+  'add an option to skip type checking of decorators',
+  'hot module reload loses state when a module throws',
+  'parse error on optional chaining inside template literals',
+  'log a warning when the config file has an unknown key',
+];
+
+interface RepoFigures {
+  name: string;
+  files: number;
+  cold: number;
+  coldPeakMB: number;
+  warm: number;
+  warmRuns: number[];
+  checkout: number | null;
+  serverP50: number;
+  serverAfterEdit: number;
+  repomix: number | null;
+  load: string;
+}
+
+function load(): string {
+  return loadavg().map((l) => l.toFixed(1)).join(' ');
+}
+
+/** One aiwg process: wall seconds and peak RSS (MB) from /usr/bin/time. */
+function aiwg(root: string, cacheDir: string, task: string): { seconds: number; peakMB: number } {
+  const started = performance.now();
+  const run = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, BIN, 'context-budget', task, '--json', '--no-record'], {
+    cwd: root,
+    env: { ...process.env, AIWG_CACHE_DIR: cacheDir },
+    encoding: 'utf8',
+    maxBuffer: 512 * 1024 * 1024,
+  });
+  const seconds = (performance.now() - started) / 1000;
+  if (run.status !== 0) throw new Error(`aiwg failed in ${root}: ${run.stderr.slice(-400)}`);
+  const peakKB = Number(run.stderr.trim().split('\n').pop());
+  return { seconds, peakMB: Math.round(peakKB / 1024) };
+}
+
+function repomix(root: string): number | null {
+  if (!existsSync(REPOMIX)) return null;
+  const out = join(mkdtempSync(join(tmpdir(), 'aiwg-repomix-')), 'out.xml');
+  let seconds = 0;
+  for (let i = 0; i < 2; i++) {
+    const started = performance.now();
+    const run = spawnSync(process.execPath, [REPOMIX, root, '--output', out, '--quiet'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    seconds = (performance.now() - started) / 1000;
+    if (run.status !== 0) return null;
+  }
+  rmSync(dirname(out), { recursive: true, force: true });
+  return seconds;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)] as number;
+}
+
+async function benchRepo(root: string): Promise<RepoFigures> {
+  const name = root.split('/').filter(Boolean).pop() as string;
+  const files = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }).split('\n').filter(Boolean).length;
+  const cacheDir = mkdtempSync(join(tmpdir(), `aiwg-bench-cache-${name}-`));
+  const startLoad = load();
+  try {
+    const cold = aiwg(root, cacheDir, TASKS[0] as string);
+    const warmRuns = Array.from({ length: WARM_RUNS }, () => aiwg(root, cacheDir, TASKS[0] as string).seconds);
+
+    let checkout: number | null = null;
+    const worktree = join(mkdtempSync(join(tmpdir(), `aiwg-bench-checkout-${name}-`)), name);
+    try {
+      execFileSync('git', ['worktree', 'add', '-q', '--detach', worktree, `HEAD~${CHECKOUT_BACK}`], { cwd: root, stdio: 'ignore' });
+      checkout = aiwg(worktree, cacheDir, TASKS[0] as string).seconds;
+    } catch {
+      checkout = null;
+    } finally {
+      spawnSync('git', ['worktree', 'remove', '--force', worktree], { cwd: root, stdio: 'ignore' });
+      rmSync(dirname(worktree), { recursive: true, force: true });
+    }
+
+    const index = createRepoIndex({ root, config: ConfigSchema.parse({ cache: { dir: cacheDir } }) });
+    await index.query({ task: TASKS[0] as string });
+    const latencies: number[] = [];
+    for (const task of TASKS.slice(1)) {
+      const started = performance.now();
+      await index.query({ task });
+      latencies.push(performance.now() - started);
+    }
+    // one edit between queries: appended, measured, restored
+    const edited = execFileSync('git', ['ls-files', '*.md'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean)[0] ?? 'README.md';
+    const editedPath = join(root, edited);
+    const original = readFileSync(editedPath);
+    let serverAfterEdit = 0;
+    try {
+      appendFileSync(editedPath, '\nA note on sass imports in the dev server.\n');
+      const started = performance.now();
+      await index.query({ task: TASKS[0] as string });
+      serverAfterEdit = performance.now() - started;
+    } finally {
+      writeFileSync(editedPath, original);
+    }
+    await index.close();
+
+    return {
+      name,
+      files,
+      cold: cold.seconds,
+      coldPeakMB: cold.peakMB,
+      warm: median(warmRuns),
+      warmRuns,
+      checkout,
+      serverP50: median(latencies),
+      serverAfterEdit,
+      repomix: repomix(root),
+      load: `${startLoad} -> ${load()}`,
+    };
+  } finally {
+    rmSync(cacheDir, { recursive: true, force: true });
+  }
+}
+
+function table(rows: RepoFigures[]): string {
+  const s = (n: number) => n.toFixed(2);
+  const lines = [
+    '| repository (tracked files) | cold s (files/s, peak MB) | warm s (median of 3) | new checkout s (x warm) | server p50 ms | server after 1-file edit ms | repomix s | repomix / warm | load average (1/5/15, start -> end) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+  ];
+  for (const r of rows) {
+    lines.push(
+      `| ${r.name} (${r.files.toLocaleString('en-US')}) | ${s(r.cold)} (${Math.round(r.files / r.cold)}, ${r.coldPeakMB}) | ${s(r.warm)} | ${r.checkout === null ? 'n/a' : `${s(r.checkout)} (${(r.checkout / r.warm).toFixed(2)}x)`} | ${Math.round(r.serverP50)} | ${Math.round(r.serverAfterEdit)} | ${r.repomix === null ? 'n/a' : s(r.repomix)} | ${r.repomix === null ? 'n/a' : `${(r.repomix / r.warm).toFixed(2)}x`} | ${r.load} |`,
+    );
+  }
+  if (rows.length >= 2) {
+    const [a, b] = [rows[0] as RepoFigures, rows[rows.length - 1] as RepoFigures];
+    const k = (x: number, y: number) => (Math.log(y / x) / Math.log(b.files / a.files)).toFixed(2);
+    lines.push('', `Growth ${a.files} -> ${b.files} files (time ~ files^k): cold k = ${k(a.cold, b.cold)}, warm k = ${k(a.warm, b.warm)}, server p50 k = ${k(a.serverP50, b.serverP50)}`);
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const listed = (process.env.AIWG_BENCH_REPOS ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  console.log('## Persistent index on public repositories, with repomix in the same run\n');
+  if (listed.length === 0) {
+    console.log('skipped: no repositories. Set AIWG_BENCH_REPOS=/path/to/vite,/path/to/babel (git work trees, e.g. `git clone https://github.com/vitejs/vite`) to run it.');
+    return;
+  }
+  const rows: RepoFigures[] = [];
+  for (const root of listed) {
+    if (!existsSync(join(root, '.git'))) {
+      console.log(`skipped ${root}: not a git work tree. Clone the repository there, or drop it from AIWG_BENCH_REPOS.`);
+      continue;
+    }
+    rows.push(await benchRepo(resolve(root)));
+  }
+  if (rows.length > 0) console.log(table(rows));
+}
+
+await main();
