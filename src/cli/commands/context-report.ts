@@ -5,6 +5,9 @@ import { resolveRecordsDir } from '../../cache/cache-dir.js';
 import { readRecords, type ReadRecordsOptions } from '../../record/read-records.js';
 import { buildReport } from '../../record/report.js';
 import { renderReport } from '../../record/render-report.js';
+import { renderHtmlReport } from '../../record/render-html.js';
+import { writeFileAtomic } from '../../util/atomic-write.js';
+import { resolveFromCwd } from '../resolve-root.js';
 
 const RELATIVE_SINCE = /^(\d+)([mhdw])$/;
 const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
@@ -13,13 +16,14 @@ const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000
 export const contextReportCommand: Command = {
   name: 'context-report',
   summary: 'Report budget use over recorded runs: utilization, overflow, degraded files, advice',
-  usage: 'aiwg context-report [--root DIR] [--last N] [--since DATE] [--session RUN_ID] [--json]',
+  usage: 'aiwg context-report [--root DIR] [--last N] [--since DATE] [--session RUN_ID] [--json | --html FILE]',
   options: {
     root: { type: 'string' },
     last: { type: 'string' },
     since: { type: 'string' },
     session: { type: 'string' },
     json: { type: 'boolean' },
+    html: { type: 'string' },
   },
   help: {
     '--root DIR': 'repository whose .aiwg/rag/budget-records/ to read (default: current directory)',
@@ -27,6 +31,7 @@ export const contextReportCommand: Command = {
     '--since DATE': 'only runs at or after DATE (ISO 8601, e.g. 2026-01-15 or 2026-01-15T12:00:00Z, or 12h, 7d, 2w ago)',
     '--session RUN_ID': 'only the run with this id (a unique prefix is enough)',
     '--json': 'print the report as one JSON object on stdout',
+    '--html FILE': 'write one self-contained HTML page (no network): budget bars by tier and level, factor scores and why each level, utilization over time',
   },
   async run({ values }, io) {
     const root = await resolveRoot(values.root, io.cwd);
@@ -43,6 +48,13 @@ export const contextReportCommand: Command = {
       throw new UsageError(`--session ${options.session}: no recorded run has this id; run "aiwg context-report" to list the runs`);
     }
     const report = buildReport(records);
+    if (typeof values.html === 'string') {
+      if (values.json === true) throw new UsageError('--html and --json are two outputs: pass one');
+      const path = resolveFromCwd(values.html, io.cwd);
+      await writeFileAtomic(path, renderHtmlReport(report, records));
+      io.stdout(`wrote ${path} (${report.summary.runs} run${report.summary.runs === 1 ? '' : 's'})\n`);
+      return 0;
+    }
     if (values.json === true) io.stdout(`${JSON.stringify({ ...report, skipped })}\n`);
     else io.stdout(renderReport(report, { recordsDir: resolveRecordsDir(root) }));
     return 0;
