@@ -1,0 +1,94 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * What a consumer of the published package meets: the tarball's contents, a clear error for
+ * require(), types that compile with skipLibCheck false, and a start that loads no heavy runtime.
+ */
+const run = promisify(execFile);
+const REPO = resolve('.');
+const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** A temp project with node_modules/aiwg-context linked to this repository. */
+function consumer(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'aiwg-consumer-'));
+  dirs.push(dir);
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
+  symlinkSync(REPO, join(dir, 'node_modules', 'aiwg-context'), 'dir');
+  for (const [path, content] of Object.entries(files)) writeFileSync(join(dir, path), content);
+  return dir;
+}
+
+describe('the published package', () => {
+  it('ships LICENSE, the docs the README links, no bench and no source maps', async () => {
+    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO, maxBuffer: 32 * 1024 * 1024 });
+    const paths = (JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path);
+    expect(paths).toContain('LICENSE');
+    expect(paths).toContain('dist/src/index.js');
+    expect(paths).toContain('cjs/require-error.cjs');
+    const linked = [...readFileSync(join(REPO, 'README.md'), 'utf8').matchAll(/\]\(((?:docs|schemas)\/[^)#\s]+|[A-Z]+\.md)\)/g)].map((m) => m[1]!);
+    expect(linked.length).toBeGreaterThan(3);
+    for (const doc of linked) expect(paths).toContain(doc);
+    expect(paths.filter((p) => p.startsWith('bench/') || p.startsWith('dist/bench/') || p.endsWith('.map'))).toEqual([]);
+  }, 60_000);
+
+  it('runtime dependencies are what runtime needs: ajv and simple-git are for tests and the bench only', () => {
+    for (const name of ['ajv', 'simple-git', 'playwright-core', 'typescript', 'vitest']) {
+      expect(pkg.dependencies[name]).toBeUndefined();
+      expect(pkg.devDependencies[name]).toBeDefined();
+    }
+  });
+
+  it('require() fails with one clear line', async () => {
+    const dir = consumer({ 'use.cjs': "require('aiwg-context');\n" });
+    const error = await run('node', ['use.cjs'], { cwd: dir }).then(
+      () => undefined,
+      (e: { stderr: string }) => e,
+    );
+    expect(error?.stderr).toContain('Error: aiwg-context is an ES module and cannot be require()d: use `import { ... } from "aiwg-context"`');
+  });
+
+  it('import works from an ES module consumer', async () => {
+    const dir = consumer({ 'package.json': '{"type":"module"}', 'use.js': "import { loadConfig } from 'aiwg-context';\nconsole.log(typeof loadConfig);\n" });
+    expect((await run('node', ['use.js'], { cwd: dir })).stdout).toBe('function\n');
+  });
+
+  it('a consumer with skipLibCheck false compiles against the built .d.ts', async () => {
+    const dir = consumer({
+      'package.json': '{"type":"module"}',
+      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, skipLibCheck: false, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', noEmit: true, typeRoots: [join(REPO, 'node_modules/@types')] }, files: ['use.ts'] }),
+      'use.ts': "import { loadConfig, runContextBudget } from 'aiwg-context';\nexport const run: typeof runContextBudget = runContextBudget;\nexport const load = loadConfig;\n",
+    });
+    const result = await run('node', [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: dir }).then(
+      () => ({ code: 0, out: '' }),
+      (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
+    );
+    expect(result.out).toBe('');
+    expect(result.code).toBe(0);
+  }, 120_000);
+
+  it('--help and a keyword run never load the embedding runtime', async () => {
+    const hook = 'data:text/javascript,' + encodeURIComponent(
+      "export async function resolve(specifier, context, next) { if (/@huggingface\\/transformers|onnxruntime/.test(specifier)) process.stderr.write('HEAVY ' + specifier + '\\n'); return next(specifier, context); }\n",
+    );
+    const register = 'data:text/javascript,' + encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(hook)});`);
+    const bin = join(REPO, 'bin/aiwg.js');
+    const help = await run('node', ['--import', register, bin, '--help'], { cwd: REPO });
+    expect(help.stderr).not.toContain('HEAVY');
+    const dir = consumer({ 'a.ts': 'export const retry = 1;\n' });
+    const keyword = await run('node', ['--import', register, bin, 'context-budget', 'retry', '--scoring', 'keyword', '--no-record'], { cwd: dir });
+    expect(keyword.stderr).not.toContain('HEAVY');
+    // The probe sees the runtime when it is needed: semantic scoring loads it.
+    const semantic = await run('node', ['--import', register, bin, 'context-budget', 'retry', '--scoring', 'semantic', '--no-record'], { cwd: dir });
+    expect(semantic.stderr).toContain('HEAVY @huggingface/transformers');
+  }, 120_000);
+});
