@@ -5,6 +5,7 @@ import { TIER_NAMES } from '../config/schema.js';
 import { BudgetRecordSchema, RECORD_VERSION, type BudgetRecord } from './record-schema.js';
 import { TOOL_VERSION } from '../version.js';
 import { capStoredText } from '../security/redact-secrets.js';
+import { levelReason } from './level-reason.js';
 import { configHash } from '../config/load.js';
 
 export interface BuildRecordInput {
@@ -34,6 +35,8 @@ export function buildRecord(input: BuildRecordInput): BudgetRecord {
     0,
   );
   const factors = config.relevance_scoring.factors;
+  const affected = new Set(allocation.overflow.files_affected);
+  const overflowFor = (path: string) => (allocation.overflow.occurred && affected.has(path) ? config.budget_config.overflow_strategy : null);
   const record: BudgetRecord = {
     version: RECORD_VERSION,
     run_id: input.runId,
@@ -49,7 +52,7 @@ export function buildRecord(input: BuildRecordInput): BudgetRecord {
       one_pool: plan.onePool,
       tiers: Object.fromEntries(TIER_NAMES.map((tier) => [tier, { percent: plan.shares[tier], tokens: plan.tiers[tier] }])) as NonNullable<BudgetRecord['budget_plan']>['tiers'],
     },
-    allocation: Object.fromEntries(TIER_NAMES.map((tier) => [tier, recordTier(allocation.tiers[tier])])) as Record<
+    allocation: Object.fromEntries(TIER_NAMES.map((tier) => [tier, recordTier(tier, allocation.tiers[tier], overflowFor)])) as Record<
       TierName,
       BudgetRecord['allocation']['primary']
     >,
@@ -80,7 +83,7 @@ export function buildRecord(input: BuildRecordInput): BudgetRecord {
   return BudgetRecordSchema.parse(record);
 }
 
-function recordTier(tier: TierAllocation): BudgetRecord['allocation']['primary'] {
+function recordTier(name: TierName, tier: TierAllocation, overflowFor: (path: string) => string | null): BudgetRecord['allocation']['primary'] {
   return {
     budget: tier.budget,
     total_tokens: tier.total_tokens,
@@ -91,6 +94,7 @@ function recordTier(tier: TierAllocation): BudgetRecord['allocation']['primary']
       relevance_score: round(f.relevance_score),
       factors: Object.fromEntries(FACTOR_NAMES.map((name) => [name, round(f.factors[name])])) as BudgetRecord['allocation']['primary']['files'][number]['factors'],
       ...(f.truncated ? { truncated: true } : {}),
+      level_reason: levelReason({ tier: name, level: f.level, truncated: f.truncated, overflow: overflowFor(f.path) }),
     })),
   };
 }

@@ -25,6 +25,8 @@ export const RecordFileSchema = z.strictObject({
   relevance_score: z.number().min(0).max(1),
   factors: factorValues,
   truncated: z.boolean().optional(),
+  /** Why the file got its level (src/record/level-reason.ts); absent in records written before it was kept. */
+  level_reason: z.string().optional(),
 });
 
 export const RecordTierSchema = z.strictObject({

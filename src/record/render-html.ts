@@ -57,7 +57,7 @@ function runSection(record: BudgetRecord, open: boolean): string {
   const files = TIER_NAMES.flatMap((tier) => record.allocation[tier].files.map((f) => ({ ...f, tier })));
   const affected = new Set(record.overflow.files_affected);
   const rows = files.map((f) => {
-    const why = levelReason({ tier: f.tier, level: f.level, truncated: f.truncated, overflow: affected.has(f.path) ? record.overflow.strategy_applied : null });
+    const why = f.level_reason ?? levelReason({ tier: f.tier, level: f.level, truncated: f.truncated, overflow: affected.has(f.path) ? record.overflow.strategy_applied : null });
     const factors = FACTOR_NAMES.map((name) => `<td class="n">${f.factors[name].toFixed(2)}</td>`).join('');
     return `<tr data-path="${esc(f.path)}"><td>${esc(f.path)}</td><td>${f.tier}</td><td><span class="lvl" style="background:${TIER_COLORS[f.tier]};opacity:${Math.max(0.45, LEVEL_OPACITY[f.level])}">${f.level}</span></td><td class="n" data-k="tokens">${fmt(f.tokens)}</td><td class="n">${f.relevance_score.toFixed(2)}</td>${factors}<td class="why">${esc(why)}</td></tr>`;
   });
