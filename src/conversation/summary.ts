@@ -1,6 +1,6 @@
 import type { Tokenizer } from '../tokenize/tokenizer.js';
-import { firstSentences } from '../summarize/summarizers/local.js';
 import { cutToLimit } from '../summarize/outline/render.js';
+import { firstSentences } from '../summarize/summarizers/local.js';
 import type { LlmSummarizer } from '../summarize/summarizers/llm.js';
 import type { PreparedMessage } from './ordering.js';
 
@@ -91,13 +91,21 @@ export function describeGroup(group: PreparedMessage[], pointers: ReadonlyMap<nu
   return lines;
 }
 
-/** The line of a tool result that says most: an error or a verdict, else the first non-empty line. */
+/** Lines that report a failure: a runner's count, a compiler error, an error class, a verdict word or cross mark opening the line. */
+const FAILURE_LINES = [/\b\d+ (failed|failing|errors?)\b/i, /\berror TS\d+/, /^\W*(error|fail|failed|failure|traceback|panic)\b/i, /^\W*[A-Z]\w*(Error|Exception):/, /^[×✗✘]/];
+/** Lines that report success: a runner's count, or a verdict word opening the line. */
+const SUCCESS_LINES = [/\b\d+ (passed|passing)\b/i, /^\W*(ok|passed|success|succeeded|done|finished)\b/i, /\b0 errors\b/i];
+
+/**
+ * The line of a tool result that says most: a failure, else the last success verdict, else the
+ * first line with words in it; with the output's length in lines.
+ */
 function tellingLine(content: string): string {
   const lines = content.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^\[(full output|\.\.\.)/.test(l));
-  const verdict = lines.find((l) => /\b(error|fail|failed|failure|exception|traceback|panic)\b/i.test(l)) ?? lines.findLast((l) => /\b(passed|passing|succeeded|success|done|ok)\b/i.test(l));
-  const chosen = verdict ?? lines[0] ?? '(empty)';
+  const chosen = lines.find((l) => FAILURE_LINES.some((r) => r.test(l))) ?? lines.findLast((l) => SUCCESS_LINES.some((r) => r.test(l))) ?? lines.find((l) => /\w{3}/.test(l)) ?? lines[0] ?? '(empty)';
   return clip(chosen, 140) + (lines.length > 1 ? ` (${lines.length} lines)` : '');
 }
+
 
 function compactArguments(args: string): string {
   try {

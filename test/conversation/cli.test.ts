@@ -96,3 +96,34 @@ describe('aiwg conversation', () => {
     expect(run.stderr).toMatch(/the system prompt alone needs [\d,]+ tokens but --max-tokens is 100: raise --max-tokens or shorten the system prompt/);
   });
 });
+
+describe('the shipped example session', () => {
+  const EXAMPLE = join(process.cwd(), '.aiwg', 'examples', 'conversation', 'coding-session.json');
+
+  it.each([
+    ['openai', 8000],
+    ['anthropic', 8000],
+    ['openai', 3000],
+    ['anthropic', 3000],
+  ] as const)('builds a valid %s payload within %i tokens, and every cut output comes back in full', async (format, budget) => {
+    const root = await tempRoot();
+    await writeFile(join(root, 'session.json'), await readFile(EXAMPLE));
+    const run = await runCli(['conversation', 'build', '--session', 'session.json', '--format', format, '--max-tokens', String(budget), '--json'], root);
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(result.tokens).toBeLessThanOrEqual(budget);
+    (format === 'openai' ? OpenAiPayloadSchema : AnthropicPayloadSchema).parse(result.payload);
+    expect(result.report.messages.in_session).toBe(49);
+    expect(result.report.tool_outputs.capped + result.report.summary.events_added).toBeGreaterThan(0);
+    const session = JSON.parse(await readFile(EXAMPLE, 'utf8'));
+    const originals = new Set(session.messages.filter((m: { role: string }) => m.role === 'tool').map((m: { content: string }) => m.content));
+    for (const pointer of result.stored_outputs) {
+      const shown = await runCli(['conversation', 'show-output', pointer], root);
+      expect(originals.has(shown.stdout)).toBe(true);
+    }
+    // The second build resumes from the session record.
+    const again = JSON.parse((await runCli(['conversation', 'build', '--session', 'session.json', '--format', format, '--max-tokens', String(budget), '--json'], root)).stdout);
+    expect(again.report.summary).toMatchObject({ resumed: true, events_added: 0 });
+    expect(again.payload).toEqual(result.payload);
+  });
+});
