@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -60,9 +60,9 @@ describe('aiwg mcp (child process, driven by the SDK client over stdio)', () => 
     repo.cleanup();
   });
 
-  it('lists the five tools with object input schemas from the zod schemas', async () => {
+  it('lists the tools with object input schemas from the zod schemas', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['assemble', 'context_budget', 'context_score', 'handoff_context', 'summarize']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['assemble', 'context_budget', 'context_score', 'conversation_build', 'conversation_output', 'handoff_context', 'summarize']);
     const budget = tools.find((t) => t.name === 'context_budget');
     expect(budget?.inputSchema.type).toBe('object');
     expect(budget?.inputSchema.required).toEqual(['task']);
@@ -138,6 +138,35 @@ describe('aiwg mcp (child process, driven by the SDK client over stdio)', () => 
     expect(result.structuredContent).toMatchObject({ phase: 2, handoffs: 1 });
     const log = readFileSync(resolveBudgetLogPath(repo.root), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { phase: number | null });
     expect(log.at(-1)).toMatchObject({ phase: 2, budget_tokens: 300 });
+  });
+
+  it('conversation_build gives an OpenAI payload within max_tokens; conversation_output recovers the cut tool output', async () => {
+    const output = Array.from({ length: 400 }, (_, i) => `  ✓ retry case ${i} passed`).join('\n');
+    const session = {
+      id: 'mcp-session',
+      system: 'You are a coding agent.',
+      messages: [
+        { role: 'user', content: 'Run the tests.' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'run', arguments: '{"cmd":"npm test"}' } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: output },
+      ],
+    };
+    writeFileSync(join(repo.root, 'session.json'), JSON.stringify(session));
+    const result = await call('conversation_build', { session: 'session.json', max_tokens: 1000 });
+    expect(result.isError).not.toBe(true);
+    expect(o200k(text(result))).toBeLessThanOrEqual(1000);
+    const payload = JSON.parse(text(result)) as { messages: Array<{ role: string; content: string | null }> };
+    expect(payload.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+    const summary = result.structuredContent as { tokens: number; stored_outputs: string[]; record: { session_id: string } };
+    expect(summary.tokens).toBe(o200k(text(result)));
+    expect(summary.record.session_id).toBe('mcp-session');
+    const pointer = /show-output (sha256:[0-9a-f]{16})/.exec(payload.messages[3]!.content ?? '')![1]!;
+    expect(summary.stored_outputs).toEqual([pointer]);
+    const full = await call('conversation_output', { pointer });
+    expect(text(full)).toBe(output);
+    const outside = await call('conversation_build', { session: '../outside.json' });
+    expect(outside.isError).toBe(true);
+    expect(text(outside)).toMatch(/^conversation_build: session "\.\.\/outside\.json" is outside the root/);
   });
 
   it.each([
