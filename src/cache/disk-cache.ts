@@ -114,7 +114,8 @@ export function entryPath(dir: string, namespace: string, key: string): string {
   return join(dir, ns, k.slice(0, 2), `${k}${ENTRY_SUFFIX}`);
 }
 
-function safeSegment(value: string): string {
+/** A file-name-safe form of a key: itself when already safe, else its sha256. */
+export function safeSegment(value: string): string {
   return /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(value) ? value : createHash('sha256').update(value).digest('hex');
 }
 

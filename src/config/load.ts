@@ -54,6 +54,8 @@ export const ENV_VARIABLES: ReadonlyArray<{ name: string; path: readonly string[
   { name: 'AIWG_OVERFLOW', path: ['budget_config', 'overflow_strategy'], kind: 'string' },
   { name: 'AIWG_SCORING_METHOD', path: ['relevance_scoring', 'scoring_method'], kind: 'string' },
   { name: 'AIWG_CACHE_DIR', path: ['cache', 'dir'], kind: 'string' },
+  { name: 'AIWG_CACHE_REDIS_URL', path: ['cache', 'redis_url'], kind: 'string' },
+  { name: 'AIWG_SHARED_CONTEXT', path: ['shared_context', 'url'], kind: 'string' },
   { name: 'AIWG_EMBEDDING_MODEL', path: ['relevance_scoring', 'embedding', 'model'], kind: 'string' },
   { name: 'AIWG_MODEL_DIR', path: ['relevance_scoring', 'embedding', 'model_dir'], kind: 'string' },
 ];

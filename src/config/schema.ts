@@ -228,6 +228,26 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       /** Shared cache directory; relative paths resolve against the root. Default `.aiwg/rag/`. */
       dir: z.string().min(1).optional(),
+      /**
+       * Redis shared by several machines for the summary, token-count and embedding caches
+       * (`redis://HOST:PORT[/DB]`), under the same content-addressed keys; the disk caches stay
+       * in front of it. Env AIWG_CACHE_REDIS_URL.
+       */
+      redis_url: z.string().min(1).optional(),
+    })
+    .prefault({}),
+  /** Extension: where shared context between agents lives (spec 004, `aiwg shared`). */
+  shared_context: z
+    .strictObject({
+      /**
+       * `file:` (the embedded store under `<root>/.aiwg/shared`), `file:DIR` or a directory path,
+       * `memory:` (this process only) or `redis://HOST:PORT[/DB]`. Env AIWG_SHARED_CONTEXT.
+       */
+      url: z.string().min(1).default('file:'),
+      /** Workspace scope: contexts of different workspaces never see each other in one store. */
+      workspace: z.string().min(1).default('default'),
+      /** A context created without a TTL is gone this many hours later; 0 = never. */
+      ttl_hours: z.number().nonnegative().default(2),
     })
     .prefault({}),
   /** Extension: which files are candidates. */

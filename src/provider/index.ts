@@ -7,6 +7,7 @@ export type {
   MetadataValue,
   SharedContextHit,
   SharedContextPort,
+  SharedEntry,
   SharedInjection,
   SharedQueryOptions,
 } from './ports.js';
@@ -16,10 +17,15 @@ export { createInMemoryContextProvider, DEFAULT_MEMORY_MAX_TOKENS, type ContextS
 export {
   createInMemorySharedContext,
   UnknownSharedContextError,
+  SharedContextConflictError,
   DEFAULT_QUERY_LIMIT,
   type InMemorySharedContextOptions,
+  type SharedContextOptions,
   type SharedDecayOptions,
 } from './shared-context.js';
+export { createFileSharedContext, type FileSharedContextOptions } from './shared-file.js';
+export { createRedisSharedContext, type RedisSharedContextOptions } from './shared-redis.js';
+export { createSharedContext, parseSharedLocation, type SharedContextFromConfigOptions, type SharedStoreLocation } from './shared-factory.js';
 export { withBudgetGuard, type BudgetGuardOptions } from './budget-guard.js';
 export { createContextProvider, CONTEXT_ADAPTERS, type ContextProviderConfig, type ContextAdapterName } from './factory.js';
 export type { ContextQuery, ContextAnswer, IncludedFile, LevelStrategy } from './context-query.js';

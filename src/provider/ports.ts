@@ -56,37 +56,64 @@ export interface SharedInjection {
   content: string;
   /** Multiplier on the entry's relevance; 1 when absent. Must be finite and >= 0. */
   strength?: number;
+  /**
+   * Scope: the entry belongs to this agent's scope inside the mission, and only queries by the
+   * same agent see it. Mission scope (every agent sees it) when absent. A key is unique per scope.
+   */
+  agent?: string;
+  /**
+   * Optimistic concurrency: apply only if the key's current entry (in its scope) has this
+   * sequence, 0 = the key must be new; otherwise `SharedContextConflictError` and nothing is written.
+   */
+  expectSequence?: number;
 }
 
 export interface CreateSharedContextOptions {
   /** Replace an existing context of the same id instead of failing. */
   replace?: boolean;
+  /** The context (and everything in it) is gone this many ms after creation; 0 = never. The adapter's default when absent. */
+  ttlMs?: number;
 }
 
 export interface SharedQueryOptions {
   /** Most hits returned; 10 when absent. */
   limit?: number;
+  /** The asking agent: sees mission entries and its own; mission entries only when absent. */
+  agent?: string;
 }
 
-/** A ranked answer of `query`. */
-export interface SharedContextHit {
+/** An entry as a reader sees it. */
+export interface SharedEntry {
   key: string;
   content: string;
-  /** BM25 relevance x effective strength. */
-  score: number;
-  /** Strength after decay at query time. */
+  /** Strength after decay at read time. */
   strength: number;
   /** Position in the operation order: later injections have higher sequence numbers. */
   sequence: number;
+  /** Set for entries in an agent's scope. */
+  agent?: string;
+}
+
+/** A ranked answer of `query`. */
+export interface SharedContextHit extends SharedEntry {
+  /** BM25 relevance x effective strength. */
+  score: number;
 }
 
 /**
  * Secondary port (spec 3.2/3.3): mission-level shared context. Operations are applied in call
  * order; inject is not commutative (spec 2, unified field theory), so there is no batch write.
+ * The workspace scope is the adapter's (one workspace per store prefix or directory); the
+ * mission is the context id; an agent scope lives inside a mission.
  */
 export interface SharedContextPort {
   createContext(id: string, options?: CreateSharedContextOptions): Promise<void>;
-  inject(id: string, injection: SharedInjection): Promise<void>;
+  /** Returns the entry's sequence number in the context. */
+  inject(id: string, injection: SharedInjection): Promise<number>;
   query(id: string, text: string, options?: SharedQueryOptions): Promise<SharedContextHit[]>;
+  /** Every entry the asker may see, in operation order (what the provider places in a context). */
+  entries(id: string, options?: Pick<SharedQueryOptions, 'agent'>): Promise<SharedEntry[]>;
   destroy(id: string): Promise<void>;
+  /** Release connections and handles; the port is unusable afterwards. */
+  close(): Promise<void>;
 }

@@ -8,8 +8,9 @@ import { contextScoreCommand } from './context-score.js';
 import { conversationCommand } from './conversation.js';
 import { handoffContextCommand } from './handoff-context.js';
 import { mcpCommand } from './mcp.js';
+import { sharedCommand } from './shared.js';
 import { summarizeCommand } from './summarize.js';
 import { workingSetCommand } from './working-set.js';
 
 /** Every CLI command. Keep sorted by name. */
-export const COMMANDS: Command[] = [assembleCommand, cacheCommand, contextBudgetCommand, contextEvalCommand, contextReportCommand, contextScoreCommand, conversationCommand, handoffContextCommand, mcpCommand, summarizeCommand, workingSetCommand];
+export const COMMANDS: Command[] = [assembleCommand, cacheCommand, contextBudgetCommand, contextEvalCommand, contextReportCommand, contextScoreCommand, conversationCommand, handoffContextCommand, mcpCommand, sharedCommand, summarizeCommand, workingSetCommand];
