@@ -36,6 +36,10 @@ export interface ContextRequest {
   history?: HistoryMessage[];
   /** The most tokens the returned context may hold; the adapter's configured budget when absent. */
   maxTokens?: number;
+  /** A shared context id: its entries are placed in the context within the budget (needs an adapter with a SharedContextPort). */
+  mission?: string;
+  /** The asking agent: the mission's entries plus this agent's own scope. */
+  agent?: string;
 }
 
 /** What the coordinator gets back: immutable text plus scalar metadata. */

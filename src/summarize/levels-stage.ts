@@ -4,6 +4,8 @@ import type { KeyValueCache, LevelContent } from '../types.js';
 import { resolveSummaryCacheDir, resolveTokenCacheDir } from '../cache/cache-dir.js';
 import { createDiskCache } from '../cache/disk-cache.js';
 import { createLayeredCache } from '../cache/layered-cache.js';
+import { createRedisCache, createTieredCache } from '../cache/redis-cache.js';
+import { checkRedisUrl } from '../util/redis-connection.js';
 import { createFileLevels, type BuildFileLevels } from './file-levels.js';
 import { createSyntaxEngine, type SyntaxEngine } from './syntax/engine.js';
 import { createLlmSummarizer, type FetchPort, type LlmSummarizer } from './summarizers/llm.js';
@@ -68,7 +70,14 @@ export function resolveLevelsPorts(options: LevelsStageOptions, deps: Partial<Le
   const now = deps.now ?? (() => Date.now());
   const caching = config.summarization.caching;
   const maxAgeMs = caching.max_age_hours * 3_600_000;
-  const layered = (dir: string) => createLayeredCache(createDiskCache({ dir, now, maxAgeMs }), { now, maxAgeMs });
+  const redisUrl = config.cache.redis_url;
+  if (redisUrl !== undefined) checkRedisUrl(redisUrl, 'cache.redis_url');
+  // With cache.redis_url the disk stays in front and Redis behind it, shared by every machine.
+  const backing = (dir: string) => {
+    const disk = createDiskCache({ dir, now, maxAgeMs });
+    return redisUrl === undefined ? disk : createTieredCache(disk, createRedisCache({ url: redisUrl, now, maxAgeMs }));
+  };
+  const layered = (dir: string) => createLayeredCache(backing(dir), { now, maxAgeMs });
   const summaryCache = deps.summaryCache !== undefined ? deps.summaryCache : caching.enabled ? layered(resolveSummaryCacheDir(root, config)) : null;
   const tokenCache = deps.tokenCache !== undefined ? deps.tokenCache : caching.enabled ? layered(resolveTokenCacheDir(root, config)) : null;
   return {
