@@ -62,7 +62,7 @@ describe('aiwg mcp (child process, driven by the SDK client over stdio)', () => 
 
   it('lists the tools with object input schemas from the zod schemas', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['assemble', 'context_budget', 'context_score', 'conversation_build', 'conversation_output', 'handoff_context', 'summarize']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['assemble', 'context_budget', 'context_score', 'conversation_build', 'conversation_output', 'handoff_context', 'shared_context', 'summarize']);
     const budget = tools.find((t) => t.name === 'context_budget');
     expect(budget?.inputSchema.type).toBe('object');
     expect(budget?.inputSchema.required).toEqual(['task']);
