@@ -2,7 +2,8 @@ import { realpath, stat } from 'node:fs/promises';
 import type { Config } from '../config/schema.js';
 import { canonicalJson, loadConfig } from '../config/load.js';
 import { InputError } from '../errors.js';
-import { defaultDeps, type PipelineDeps } from '../pipeline.js';
+import type { PipelineDeps } from '../pipeline.js';
+import { createRepoIndex } from '../repo-index/repo-index.js';
 import { createScoreStage } from '../scoring/score-files.js';
 import { defaultEmbedderFactory, type EmbedderFactory } from '../scoring/semantic-adapter.js';
 import { createTokenizer, type Tokenizer, type TokenizerId } from '../tokenize/tokenizer.js';
@@ -41,7 +42,8 @@ export type RepoQuery = ContextQuery & { record?: boolean };
 
 /**
  * A provider an agent loop opens once per repository and queries once per task. It keeps what
- * the engine can reuse between tasks warm in memory: the loaded config, the tokenizers, the
+ * the engine can reuse between tasks warm in memory: the loaded config, the repository index
+ * (collected files and their facts; only what changed is collected again), the tokenizers, the
  * embedding model and the summary/token caches (LRU over the disk caches). Queries run one at a
  * time, in call order; each one sees the files as they are on disk when it starts.
  */
@@ -81,14 +83,21 @@ export async function openRepoProvider(options: RepoProviderOptions): Promise<Re
   };
   // Stages built once: the levels stage holds the syntax engine and the in-memory cache layers,
   // the score stage a memoised embedder; a query's options reach them through ctx.config.
+  // The collect stage is the warm repository index's (src/repo-index/): between queries only
+  // what changed on disk is collected again, the facts of the rest stay in memory.
   const syntax = createSyntaxEngine();
-  const deps: PipelineDeps = {
-    ...defaultDeps(config, root),
-    score: createScoreStage({ root, config }, { embedderFactory: memoiseEmbedders(defaultEmbedderFactory) }),
-    levels: createLevelsStage({ root, config }, { syntax }),
-    createTokenizer: tokenizer,
-    ...options.deps,
-  };
+  const { collect: collectOverride, ...overrides } = options.deps ?? {};
+  const index = createRepoIndex({
+    root,
+    config,
+    deps: {
+      score: createScoreStage({ root, config }, { embedderFactory: memoiseEmbedders(defaultEmbedderFactory) }),
+      levels: createLevelsStage({ root, config }, { syntax }),
+      createTokenizer: tokenizer,
+      ...overrides,
+    },
+  });
+  const deps: PipelineDeps = collectOverride === undefined ? index.deps : { ...index.deps, collect: collectOverride };
   const modes = options.modes ?? CONTEXT_MODES;
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
@@ -128,6 +137,7 @@ export async function openRepoProvider(options: RepoProviderOptions): Promise<Re
     async close(): Promise<void> {
       closed = true;
       await queue;
+      await index.close();
     },
   };
 }
