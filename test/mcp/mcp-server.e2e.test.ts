@@ -107,6 +107,19 @@ describe('aiwg mcp (child process, driven by the SDK client over stdio)', () => 
     expect(o200k(text(second))).toBeLessThanOrEqual(1500);
   });
 
+  it('an edit of a committed file between two queries (same size) is in the next answer', async () => {
+    const task = 'fix the invoice total';
+    const first = await call('context_budget', { task, budget: 3000, scoring: 'keyword', record: false });
+    expect(text(first)).toContain('invoiceTotal');
+    const before = readFileSync(join(repo.root, 'src/billing/invoice.ts'), 'utf8');
+    // Same byte length: only the stat (mtime) and the racy-stat guard can tell the file changed.
+    repo.write('src/billing/invoice.ts', before.replace('invoiceTotal', 'invoiceGross'));
+    const second = await call('context_budget', { task, budget: 3000, scoring: 'keyword', record: false });
+    expect(second.isError).not.toBe(true);
+    expect(text(second)).toContain('invoiceGross');
+    expect(text(second)).not.toContain('invoiceTotal');
+  });
+
   it('context_score explains one file', async () => {
     const result = await call('context_score', { file: 'src/http/retry.ts', task: 'fix the retry backoff', scoring: 'keyword' });
     expect(result.isError).not.toBe(true);
