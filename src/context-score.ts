@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import type { Config, Reporter, RunContext } from './types.js';
+import type { Config, Reporter, RunContext, RuntimeEnv } from './types.js';
 import { InputError } from './errors.js';
 import { createChars4Tokenizer } from './tokenize/tokenizer.js';
 import { silentReporter } from './util/reporter.js';
@@ -17,6 +17,8 @@ export interface ScoreOneFileOptions {
   file: string;
   config: Config;
   reporter?: Reporter;
+  /** The caller's environment (the CLI passes process.env); see RunContext.env. */
+  env?: RuntimeEnv;
 }
 
 export interface ScoreOneFileResult {
@@ -45,6 +47,7 @@ export async function scoreOneFile(options: ScoreOneFileOptions, overrides: Part
     reporter: options.reporter ?? silentReporter(),
     nowMs: deps.now(),
     warnings: [],
+    ...(options.env ? { env: options.env } : {}),
   };
   const { collected, scoring, tiering } = await scoreTask({ task, root }, ctx, deps);
   if (!collected.files.some((f) => f.path === path)) {

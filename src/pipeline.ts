@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CollectResult, Config, Reporter, RunContext, ScoredFile } from './types.js';
+import type { CollectResult, Config, Reporter, RunContext, RuntimeEnv, ScoredFile } from './types.js';
 import type {
   AllocateStage,
   BudgetPlan,
@@ -50,6 +50,8 @@ export interface PipelineOptions {
   warnings?: string[];
   /** The budget of this run; `planBudget(config)` when absent. Callers with their own numbers pass `planBudget(config, { available })`. */
   plan?: BudgetPlan;
+  /** The environment of the caller (the CLI passes process.env); the library reads no other. */
+  env?: RuntimeEnv;
 }
 
 export interface PipelineResult {
@@ -133,6 +135,7 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
     reporter: options.reporter ?? silentReporter(),
     nowMs: startedAt,
     warnings: [],
+    ...(options.env ? { env: options.env } : {}),
   };
   const plan = options.plan ?? planBudget(config);
 

@@ -142,7 +142,16 @@ export interface RunContext {
   nowMs: number;
   /** Warnings collected for the budget record. */
   warnings: string[];
+  /**
+   * The environment the entry edge passed (the CLI passes its own): where the stages look up
+   * summarization.llm.api_key_env, XDG_CACHE_HOME and what git subprocesses inherit. Library
+   * code never reads process.env; absent = an empty environment (git inherits the process's).
+   */
+  env?: RuntimeEnv;
 }
+
+/** Environment variables handed in by the entry edge. */
+export type RuntimeEnv = Readonly<Record<string, string | undefined>>;
 
 /** One level of one file, with its exact token count under the run's tokenizer. */
 export interface LevelContent {

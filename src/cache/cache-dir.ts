@@ -48,8 +48,9 @@ export function resolveEmbeddingsCacheDir(root: string, config: Config): string 
  * Where embedding models are kept: `<cache.dir>` when one is configured, else a per-user cache
  * (`$XDG_CACHE_HOME/aiwg-context`, or `~/.cache/aiwg-context`), so the 40 MB default model is
  * built once per machine rather than once per repository. Models live under `<this>/models/`.
+ * `env` is the environment the entry edge handed in (RunContext.env); none = no XDG_CACHE_HOME.
  */
-export function resolveModelCacheBase(root: string, config: Config, env: Record<string, string | undefined> = process.env): string {
+export function resolveModelCacheBase(root: string, config: Config, env: Readonly<Record<string, string | undefined>> = {}): string {
   if (config.cache.dir !== undefined) return resolveCacheDir(root, config);
   const xdg = env.XDG_CACHE_HOME;
   return join(xdg !== undefined && xdg !== '' ? xdg : join(homedir(), '.cache'), 'aiwg-context');

@@ -3,7 +3,7 @@ import type { CollectStage } from '../stages.js';
 import type { CandidateFile, CollectResult, Config, ExcludedFile, GitFacts, KeyValueCache } from '../types.js';
 import { InputError } from '../errors.js';
 import { resolveCacheDir, resolveSummaryCacheDir } from '../cache/cache-dir.js';
-import { defaultCollectPorts, GitCommandError, type CollectPorts } from './collect-ports.js';
+import { defaultCollectPorts, execGit, GitCommandError, type CollectPorts } from './collect-ports.js';
 import { cachedCommitTimes, gitFacts, lastCommitTimes, listRepository, locateRepository } from './git-facts.js';
 import { readIndexed } from './indexed-read.js';
 import { createPathFilter, type PathFilter } from './path-filter.js';
@@ -26,10 +26,12 @@ export type { CollectPorts } from './collect-ports.js';
 export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?: KeyValueCache | null } = {}): CollectStage {
   // `secretCache`: findings of the secret scan by content hash (security/secret-cache.ts); the
   // pipeline passes the disk-backed one, so a warm run never rescans; none = scan every file.
-  const { fs, git, concurrency, factKinds } = { ...defaultCollectPorts(), ...ports };
+  const { fs, concurrency, factKinds } = { ...defaultCollectPorts(), ...ports };
   // An injected file system (an in-memory fake) gets no disk index unless one is injected too.
   const factStore = ports.factStore ?? (ports.fs ? async () => null : defaultCollectPorts().factStore);
   return async ({ root }, ctx) => {
+    // git runs in the environment the entry edge handed in (RunContext.env).
+    const git = ports.git ?? execGit(ctx.env);
     const rootReal = await fs.realpath(root).catch((error: unknown) => {
       throw new InputError(`root ${root}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); pass an existing directory`, { cause: error });
     });

@@ -92,6 +92,9 @@ export interface CollectPorts {
   factKinds: ReadonlyArray<FactKind<unknown>>;
 }
 
+/** Settings every git child gets whatever the caller's environment. */
+const GIT_ENV = { GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' } as const;
+
 /** Large enough for `ls-files` of a monorepo (200k paths at ~100 bytes). */
 const MAX_GIT_OUTPUT_BYTES = 512 * 1024 * 1024;
 export const DEFAULT_READ_CONCURRENCY = 32;
@@ -140,9 +143,11 @@ export function nodeFs(): CollectFs {
  * `node dist/bench/collect-bench.js` on a loaded 2-core box), and we need raw NUL-separated
  * bytes and early termination of `git log`, which simple-git does not expose.
  */
-export function execGit(): GitPort {
-  // Never let a user's pager, prompts or locale change what we parse.
-  const env = { ...process.env, GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' };
+export function execGit(baseEnv?: Readonly<Record<string, string | undefined>>): GitPort {
+  // Never let a user's pager, prompts or locale change what we parse. `baseEnv` is the caller's
+  // environment (the CLI passes its own); without one the library reads none, and the child
+  // inherits the process's as Node does when no `env` is given (these settings then unset).
+  const env = baseEnv === undefined ? undefined : { ...baseEnv, ...GIT_ENV };
   return {
     run: (args, cwd) =>
       new Promise((resolve, reject) => {

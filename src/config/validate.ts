@@ -1,6 +1,5 @@
 import { quoteUserString } from '../security/quote-value.js';
-import { PRESERVE_NAMES } from '../summarize/outline/preserve.js';
-import { STUB_FIELD_NAMES } from '../summarize/stub.js';
+import { PRESERVE_NAMES, STUB_FIELD_NAMES } from './summary-entries.js';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { ConfigSchema, defaultConfig, type Config } from './schema.js';
@@ -105,7 +104,7 @@ export function crossFieldProblems(config: Config): CrossFieldProblem[] {
   }
 
   const { detailed, stub } = config.summarization.levels;
-  const unknownPreserve = detailed.preserve.filter((name) => !PRESERVE_NAMES.includes(name));
+  const unknownPreserve = detailed.preserve.filter((name) => !(PRESERVE_NAMES as readonly string[]).includes(name));
   if (unknownPreserve.length > 0) {
     problems.push({
       keyPath: 'summarization.levels.detailed.preserve',
@@ -113,7 +112,7 @@ export function crossFieldProblems(config: Config): CrossFieldProblem[] {
       keys: ['summarization.levels.detailed.preserve'],
     });
   }
-  const unknownInclude = stub.include.filter((name) => !STUB_FIELD_NAMES.includes(name));
+  const unknownInclude = stub.include.filter((name) => !(STUB_FIELD_NAMES as readonly string[]).includes(name));
   if (unknownInclude.length > 0) {
     problems.push({
       keyPath: 'summarization.levels.stub.include',

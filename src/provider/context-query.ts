@@ -1,6 +1,6 @@
 import type { Config, Level, OverflowStrategy, ScoringMethod } from '../config/schema.js';
 import type { HistoryMessage, RenderFormat } from '../stages.js';
-import type { Reporter } from '../types.js';
+import type { Reporter, RuntimeEnv } from '../types.js';
 import type { TokenizerId } from '../tokenize/tokenizer.js';
 import { runContextBudget, type PipelineDeps } from '../pipeline.js';
 import { planBudget } from '../allocate/budget-plan.js';
@@ -66,6 +66,8 @@ export interface RunContextQueryOptions {
   record?: boolean;
   /** Warnings from loading the config (LoadedConfig.warnings); every record lists them first. */
   warnings?: string[];
+  /** The caller's environment, handed to the run (RunContext.env). */
+  env?: RuntimeEnv;
 }
 
 const FILE_TIERS = ['primary', 'supporting', 'reference'] as const;
@@ -82,7 +84,7 @@ export async function runContextQuery(query: ContextQuery, options: RunContextQu
   // maxTokens is what the context may hold: the plan's available, the configured reserves around it
   const plan = planBudget(config, query.maxTokens === undefined ? {} : { available: query.maxTokens });
   const result = await runContextBudget(
-    { task: query.task, root: options.root, config, plan, history: query.history, format: query.format, reporter: options.reporter, warnings: options.warnings },
+    { task: query.task, root: options.root, config, plan, history: query.history, format: query.format, reporter: options.reporter, warnings: options.warnings, env: options.env },
     options.deps,
   );
   const { record } = result;

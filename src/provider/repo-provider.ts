@@ -25,7 +25,7 @@ export interface RepoProviderOptions {
   config?: Config;
   /** Warnings from loading `config` (LoadedConfig.warnings), listed in every record as the CLI lists them. */
   configWarnings?: string[];
-  /** AIWG_* variables for loading the config; none when absent (the library does not read process.env). */
+  /** The caller's environment: AIWG_* for loading the config, and what each run sees (RunContext.env); none when absent (the library does not read process.env). */
   env?: Record<string, string | undefined>;
   /** Config file instead of the root's default one. */
   configFile?: string;
@@ -111,7 +111,7 @@ export async function openRepoProvider(options: RepoProviderOptions): Promise<Re
   };
   const query = (q: RepoQuery): Promise<ContextAnswer> => {
     const { record = options.record === true, ...rest } = q;
-    return serial(() => runContextQuery(rest, { root, config, deps, modes, reporter: options.reporter, record, warnings }));
+    return serial(() => runContextQuery(rest, { root, config, deps, modes, reporter: options.reporter, record, warnings, env: options.env }));
   };
 
   return {

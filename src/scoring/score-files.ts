@@ -137,7 +137,13 @@ async function runSignal(signal: Signal, input: SignalInput, ctx: RunContext, de
 async function loadEmbedder(options: ScoreStageOptions, deps: ScoreStageDeps, ctx: RunContext): Promise<Embedder | null> {
   const factory = deps.embedderFactory ?? defaultEmbedderFactory;
   try {
-    const embedder = await factory(ctx.config, { root: options.root, cacheDir: resolveCacheDir(options.root, ctx.config), reporter: ctx.reporter, warnings: ctx.warnings });
+    const embedder = await factory(ctx.config, {
+      root: options.root,
+      cacheDir: resolveCacheDir(options.root, ctx.config),
+      reporter: ctx.reporter,
+      warnings: ctx.warnings,
+      ...(ctx.env ? { env: ctx.env } : {}),
+    });
     if (embedder === null && !ctx.warnings.some((w) => w.includes('keyword'))) {
       ctx.warnings.push('task_alignment: no embedding model is available; using keyword alignment');
     }

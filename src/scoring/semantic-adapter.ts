@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { CandidateFile, Config, Embedder, Reporter, RunContext } from '../types.js';
+import type { CandidateFile, Config, Embedder, Reporter, RunContext, RuntimeEnv } from '../types.js';
 
 /**
  * The one place the score stage touches src/scoring/semantic/ (the embeddings area). Both
@@ -18,7 +18,7 @@ export type SemanticAlignment = (input: { task: string; files: CandidateFile[] }
 /** Builds the embedder; returns null (having recorded why in `warnings`) when no model can be loaded. */
 export type EmbedderFactory = (
   config: Config,
-  options: { root: string; cacheDir: string; reporter: Reporter; warnings?: string[] },
+  options: { root: string; cacheDir: string; reporter: Reporter; warnings?: string[]; env?: RuntimeEnv },
 ) => Promise<Embedder | null>;
 
 /** The production embedder factory (transformers.js behind it), imported on first use. */

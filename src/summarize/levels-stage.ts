@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js';
 import type { LevelsStage } from '../stages.js';
-import type { KeyValueCache, LevelContent } from '../types.js';
+import type { KeyValueCache, LevelContent, RuntimeEnv } from '../types.js';
 import { resolveSummaryCacheDir, resolveTokenCacheDir } from '../cache/cache-dir.js';
 import { createDiskCache } from '../cache/disk-cache.js';
 import { createLayeredCache } from '../cache/layered-cache.js';
@@ -30,8 +30,8 @@ export interface LevelsStageDeps {
   syntax: SyntaxEngine;
   /** HTTP for the optional LLM summarizer. */
   fetch: FetchPort;
-  /** Environment, for the LLM API key named by summarization.llm.api_key_env. */
-  env: Record<string, string | undefined>;
+  /** Environment, for the LLM API key named by summarization.llm.api_key_env; default the run's ctx.env. */
+  env: RuntimeEnv;
   concurrency: number;
 }
 
@@ -47,7 +47,7 @@ export function createLevelsStage(options: LevelsStageOptions, deps: Partial<Lev
   const now = deps.now ?? (() => runNowMs);
   return async (input, ctx) => {
     runNowMs = ctx.nowMs;
-    build ??= createFileLevels(options.config, resolveLevelsPorts(options, { ...deps, now }));
+    build ??= createFileLevels(options.config, resolveLevelsPorts(options, { ...deps, now, env: deps.env ?? ctx.env ?? {} }));
     const files = [...input.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const results: LevelContent[][] = new Array(files.length);
     let next = 0;
@@ -95,7 +95,8 @@ export function createConfiguredLlm(config: Config, deps: Partial<Pick<LevelsSta
   if (!llm.url || !llm.model) {
     throw new ConfigError('summarization.llm', 'enabled without url and model: set summarization.llm.url and summarization.llm.model, or enabled: false');
   }
-  const env = deps.env ?? process.env;
+  // The entry edge hands the environment in (the CLI passes its own); none means no key.
+  const env = deps.env ?? {};
   const apiKey = llm.api_key_env ? env[llm.api_key_env] : undefined;
   return createLlmSummarizer(
     { url: llm.url, model: llm.model, timeoutMs: llm.timeout_ms, apiKey },

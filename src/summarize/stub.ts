@@ -1,5 +1,8 @@
 import type { Tokenizer } from '../tokenize/tokenizer.js';
 import { cutToLimit } from './outline/render.js';
+import { STUB_FIELD_NAMES, type StubFieldName } from '../config/summary-entries.js';
+
+export { STUB_FIELD_NAMES };
 
 export interface StubInput {
   path: string;
@@ -13,15 +16,12 @@ export interface StubInput {
 const MIN_PATH_CHARS = 24;
 
 /** spec 003 `stub.include` entries and the line each renders. */
-export const STUB_FIELDS: Readonly<Record<string, (input: StubInput) => string>> = {
+export const STUB_FIELDS: Readonly<Record<StubFieldName, (input: StubInput) => string>> = {
   'file path': (input) => `path: ${input.path}`,
   'file type': (input) => `type: ${input.fileType}`,
   'last modified': (input) => `last modified: ${Number.isFinite(input.lastModifiedMs) ? new Date(input.lastModifiedMs).toISOString().replace(/\.\d{3}Z$/, 'Z') : 'unknown'}`,
   'line count': (input) => `lines: ${input.lineCount}`,
 };
-
-/** The stub include entries the engine knows; anything else is a config error. */
-export const STUB_FIELD_NAMES = Object.keys(STUB_FIELDS);
 
 /**
  * The stub of spec 003: by default file path, file type, last modified (UTC, ISO 8601) and line
@@ -49,7 +49,7 @@ export function buildStub(
 
 function renderStub(input: StubInput, include: readonly string[]): string {
   return STUB_FIELD_NAMES.filter((name) => name === 'file path' || include.includes(name))
-    .map((name) => STUB_FIELDS[name]!(input))
+    .map((name) => STUB_FIELDS[name](input))
     .join('\n');
 }
 

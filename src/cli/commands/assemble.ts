@@ -1,8 +1,7 @@
 import type { Command } from '../command.js';
-import { loadConfig } from '../../config/load.js';
 import { createStderrReporter } from '../../util/reporter.js';
 import { budgetFlags, parseFormat } from '../budget-flags.js';
-import { resolveFromCwd, resolveRoot } from '../resolve-root.js';
+import { loadCommandConfig } from '../command-config.js';
 import { resolveWorkingSetPath } from '../../manifest/working-set/manifest-file.js';
 import { formatAssemblyReport } from '../../manifest/working-set/report.js';
 import { assembleWorkingSetFile } from '../../manifest/working-set/assemble-file.js';
@@ -33,13 +32,11 @@ export const assembleCommand: Command = {
     '--no-log': 'do not append the "assembled" line to .aiwg/rag/working-set-events.jsonl',
   },
   async run({ values }, io) {
-    const root = await resolveRoot(values.root, io.cwd);
-    const configFile = typeof values.config === 'string' ? resolveFromCwd(values.config, io.cwd) : undefined;
-    const { config } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile, cwd: io.cwd });
+    const { root, config } = await loadCommandConfig(values, io, { flags: budgetFlags(values) });
     const format = parseFormat(values.format);
     const file = await resolveWorkingSetPath(root, typeof values['working-set'] === 'string' ? values['working-set'] : undefined, io.cwd);
     const reporter = createStderrReporter({ write: io.stderr, isTTY: io.isTTY });
-    const result = await assembleWorkingSetFile({ root, config, file, format, useLevels: values['no-levels'] !== true, log: values['no-log'] !== true, reporter });
+    const result = await assembleWorkingSetFile({ root, config, file, format, useLevels: values['no-levels'] !== true, log: values['no-log'] !== true, reporter, env: io.env });
     if (values.json === true) {
       io.stdout(`${JSON.stringify({ context: result.context, report: result.report }, null, 2)}\n`);
     } else {

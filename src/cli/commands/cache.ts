@@ -1,7 +1,6 @@
 import type { Command } from '../command.js';
-import { loadConfig } from '../../config/load.js';
 import { UsageError } from '../../errors.js';
-import { resolveFromCwd, resolveRoot } from '../resolve-root.js';
+import { loadCommandConfig } from '../command-config.js';
 import { resolveEmbeddingsCacheDir, resolveSecretCacheDir, resolveSummaryCacheDir, resolveTokenCacheDir } from '../../cache/cache-dir.js';
 import { cacheStats, clearCache, pruneCache, type CacheDirStats, type PruneResult } from '../../cache/cache-admin.js';
 
@@ -32,9 +31,7 @@ export const cacheCommand: Command = {
     if (positionals.length !== 1 || !ACTIONS.includes(action!)) {
       throw new UsageError(`give one action: ${ACTIONS.join(', ')} (e.g. aiwg cache stats)`);
     }
-    const root = await resolveRoot(values.root, io.cwd);
-    const configFile = typeof values.config === 'string' ? resolveFromCwd(values.config, io.cwd) : undefined;
-    const { config } = await loadConfig({ root, env: io.env, configFile, cwd: io.cwd });
+    const { root, config } = await loadCommandConfig(values, io);
     // Our entry format: summaries and tokens. Embeddings belong to the semantic scorer: counted whole.
     const caches = [
       { name: 'summaries', dir: resolveSummaryCacheDir(root, config), ours: true },

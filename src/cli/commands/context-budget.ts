@@ -2,7 +2,6 @@ import { MAX_INPUT_FILE_BYTES, readRegularFile } from '../../security/read-guard
 import type { Command } from '../command.js';
 import { CONTEXT_BUDGET_TASK, runContextBudget } from '../../pipeline.js';
 import { requireTask } from '../../scoring/task-facts.js';
-import { loadConfig } from '../../config/load.js';
 import { validateRecord, writeRecord } from '../../record/write-record.js';
 import { parseHistory } from '../../assemble/history.js';
 import { createStderrReporter } from '../../util/reporter.js';
@@ -11,7 +10,8 @@ import { createColors, shouldColor } from '../../util/color.js';
 import { InputError, UsageError } from '../../errors.js';
 import { stageFileAtomic } from '../../util/atomic-write.js';
 import { redactSecrets } from '../../security/redact-secrets.js';
-import { resolveRoot, resolveFromCwd } from '../resolve-root.js';
+import { loadCommandConfig } from '../command-config.js';
+import { resolveFromCwd } from '../resolve-root.js';
 import { budgetFlags, BUDGET_FLAG_HELP, BUDGET_FLAG_OPTIONS, parseFormat } from '../budget-flags.js';
 import type { HistoryMessage } from '../../stages.js';
 
@@ -50,15 +50,14 @@ export const contextBudgetCommand: Command = {
     if (toStdout && values.json === true) {
       throw new UsageError('--output - and --json both want stdout: drop --json to get the context, or write the context to a file with --output FILE');
     }
-    const root = await resolveRoot(values.root, io.cwd);
-    const { config, warnings } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile: optionalString(values.config, io.cwd), cwd: io.cwd });
+    const { root, config, warnings } = await loadCommandConfig(values, io, { flags: budgetFlags(values) });
     const format = parseFormat(values.format);
     const history = await redactHistory(await readHistory(values.history, io.cwd), config.collect.include_secrets);
     const reporter = createStderrReporter({ write: io.stderr, isTTY: io.isTTY, verbose: values.verbose === true });
 
     // The human report lists the record's warnings; with --json they would be seen nowhere else.
     if (values.json === true) for (const warning of warnings) reporter.warn(warning);
-    const result = await runContextBudget({ task, root, config, history, format, reporter, warnings });
+    const result = await runContextBudget({ task, root, config, history, format, reporter, warnings, env: io.env });
     const { record } = result;
 
     // Nothing partial on disk: the record is validated and the output staged (every write check
@@ -92,10 +91,6 @@ export const contextBudgetCommand: Command = {
     return 0;
   },
 };
-
-function optionalString(value: unknown, cwd: string): string | undefined {
-  return typeof value === 'string' ? resolveFromCwd(value, cwd) : undefined;
-}
 
 /** A conversation reaches the context like a file does: credentials in it are redacted. */
 async function redactHistory(history: HistoryMessage[], keepSecrets: boolean): Promise<HistoryMessage[]> {

@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command, OptionValues } from '../command.js';
-import { loadConfig } from '../../config/load.js';
 import { SCORING_METHODS, type ScoringMethod } from '../../config/schema.js';
 import { resolveCacheDir } from '../../cache/cache-dir.js';
 import { runEval } from '../../eval/run-eval.js';
 import { renderEvalReport } from '../../eval/render-eval.js';
 import { createStderrReporter } from '../../util/reporter.js';
 import { UsageError } from '../../errors.js';
-import { resolveFromCwd, resolveRoot } from '../resolve-root.js';
+import { loadCommandConfig } from '../command-config.js';
+import { resolveFromCwd } from '../resolve-root.js';
 
 const DEFAULT_COMMITS = 20;
 const DEFAULT_BUDGETS = [8000, 32000];
@@ -46,9 +46,7 @@ export const contextEvalCommand: Command = {
     const commits = parseCommits(values.commits);
     const budgets = parseBudgets(values.budgets);
     const methods = parseMethods(values.methods);
-    const root = await resolveRoot(values.root, io.cwd);
-    const configFile = typeof values.config === 'string' ? resolveFromCwd(values.config, io.cwd) : undefined;
-    const { config } = await loadConfig({ root, env: io.env, flags: {}, configFile });
+    const { root, config } = await loadCommandConfig(values, io);
     const cacheDir = resolveEvalCacheDir(values, root, config, io.cwd);
     const reporter = createStderrReporter({ write: io.stderr, isTTY: io.isTTY, verbose: values.verbose === true });
     const tasksFile = typeof values.tasks === 'string' ? resolveFromCwd(values.tasks, io.cwd) : undefined;

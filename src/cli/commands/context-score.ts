@@ -1,9 +1,9 @@
 import type { CliIo, Command, OptionValues } from '../command.js';
-import { loadConfig } from '../../config/load.js';
 import { UsageError } from '../../errors.js';
 import { createStderrReporter } from '../../util/reporter.js';
 import { budgetFlags } from '../budget-flags.js';
-import { resolveRoot, resolveFromCwd } from '../resolve-root.js';
+import { loadCommandConfig } from '../command-config.js';
+import { resolveRoot } from '../resolve-root.js';
 import { renderExplanation } from '../../scoring/explain.js';
 import { CONTEXT_SCORE_TASK, scoreOneFile } from '../../context-score.js';
 import { requireTask } from '../../scoring/task-facts.js';
@@ -40,11 +40,9 @@ export const contextScoreCommand: Command = {
     if (positionals.length !== 1) throw new UsageError('give exactly one file: aiwg context-score src/auth/login.ts --task "fix the login redirect"');
     if (typeof values.run === 'string') return explainFromRun(positionals[0] as string, values, io);
     const task = requireTask(values.task, CONTEXT_SCORE_TASK);
-    const root = await resolveRoot(values.root, io.cwd);
-    const configFile = typeof values.config === 'string' ? resolveFromCwd(values.config, io.cwd) : undefined;
-    const { config } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile, cwd: io.cwd });
+    const { root, config } = await loadCommandConfig(values, io, { flags: budgetFlags(values) });
     const reporter = createStderrReporter({ write: io.stderr, isTTY: io.isTTY, verbose: values.verbose === true });
-    const { explanation, warnings } = await scoreOneFile({ root, task, file: positionals[0] as string, config, reporter });
+    const { explanation, warnings } = await scoreOneFile({ root, task, file: positionals[0] as string, config, reporter, env: io.env });
     if (values.json === true) {
       io.stdout(`${JSON.stringify({ task, ...explanation, warnings }, null, 2)}\n`);
     } else {

@@ -1,6 +1,5 @@
 import type { Command, OptionValues } from '../command.js';
 import { UsageError } from '../../errors.js';
-import { loadConfig } from '../../config/load.js';
 import { CONVERSATION_FORMATS, type ConversationFormatName } from '../../conversation/formats/index.js';
 import { runConversationBuild, type ConversationRun } from '../../conversation/run.js';
 import { readOutput } from '../../conversation/store.js';
@@ -8,6 +7,7 @@ import { DEFAULT_MAX_MESSAGES } from '../../conversation/window.js';
 import { TOKENIZER_IDS } from '../../tokenize/tokenizer.js';
 import { formatCount, plural } from '../../util/format.js';
 import { intFlag } from '../budget-flags.js';
+import { loadCommandConfig } from '../command-config.js';
 import { resolveFromCwd, resolveRoot } from '../resolve-root.js';
 
 const SUBCOMMANDS = ['build', 'show-output'] as const;
@@ -60,9 +60,8 @@ export const conversationCommand: Command = {
     if (tokenizer !== undefined && !(TOKENIZER_IDS as readonly string[]).includes(String(tokenizer))) {
       throw new UsageError(`--tokenizer "${String(tokenizer)}" is not valid: use one of ${TOKENIZER_IDS.join(', ')}`);
     }
-    const configFile = typeof values.config === 'string' ? resolveFromCwd(values.config, io.cwd) : undefined;
     const flags = tokenizer !== undefined ? { tokenizer: tokenizer as (typeof TOKENIZER_IDS)[number] } : {};
-    const { config } = await loadConfig({ root, env: io.env, flags, configFile, cwd: io.cwd });
+    const { config } = await loadCommandConfig(values, io, { root, flags });
     const maxTokens = positiveFlag(values, 'max-tokens');
     const maxMessages = positiveFlag(values, 'max-messages');
     const run = await runConversationBuild({

@@ -1,8 +1,8 @@
 import type { Command } from '../command.js';
 import { UsageError } from '../../errors.js';
-import { loadConfig } from '../../config/load.js';
 import { budgetFlags, intFlag } from '../budget-flags.js';
-import { resolveFromCwd, resolveRoot } from '../resolve-root.js';
+import { loadCommandConfig } from '../command-config.js';
+import { resolveFromCwd } from '../resolve-root.js';
 import { buildPhaseContext, DEFAULT_HANDOFF_DIR } from '../../manifest/handoff/phase-context.js';
 
 export { DEFAULT_HANDOFF_DIR };
@@ -34,9 +34,7 @@ export const handoffContextCommand: Command = {
     const phase = intFlag(values, 'phase', { unit: 'the phase (1 or more)', example: '2' });
     if (phase === undefined) throw new UsageError('--phase N is required: the phase about to run, 1 or more (e.g. --phase 2)');
     if (phase < 1) throw new UsageError(`--phase ${phase}: phases start at 1; pass the phase about to run, e.g. --phase 2`);
-    const root = await resolveRoot(values.root, io.cwd);
-    const configFile = typeof values.config === 'string' ? resolveFromCwd(values.config, io.cwd) : undefined;
-    const { config } = await loadConfig({ root, env: io.env, flags: budgetFlags(values), configFile, cwd: io.cwd });
+    const { root, config } = await loadCommandConfig(values, io, { flags: budgetFlags(values) });
     const { manifest, dir, handoffs, result } = await buildPhaseContext({
       root,
       config,

@@ -1,7 +1,6 @@
 import type { Command } from '../command.js';
-import { loadConfig } from '../../config/load.js';
 import { createStderrReporter } from '../../util/reporter.js';
-import { resolveFromCwd, resolveRoot } from '../resolve-root.js';
+import { loadCommandConfig } from '../command-config.js';
 
 /** `aiwg mcp`: the engine as a Model Context Protocol server over stdio, for one root. */
 export const mcpCommand: Command = {
@@ -19,9 +18,7 @@ export const mcpCommand: Command = {
     '--verbose': 'debug logs on stderr',
   },
   async run({ values }, io) {
-    const root = await resolveRoot(values.root, io.cwd);
-    const configFile = typeof values.config === 'string' ? resolveFromCwd(values.config, io.cwd) : undefined;
-    const { config, warnings } = await loadConfig({ root, env: io.env, configFile, cwd: io.cwd });
+    const { root, config, warnings } = await loadCommandConfig(values, io);
     // stdout carries the protocol: logs go to stderr, and never a progress bar.
     const reporter = createStderrReporter({ write: io.stderr, isTTY: false, verbose: values.verbose === true });
     // The SDK and the tool modules load only when a server starts, not for every CLI command.
@@ -30,7 +27,7 @@ export const mcpCommand: Command = {
       import('../../mcp/server.js'),
       import('../../mcp/tools/index.js'),
     ]);
-    const provider = await openRepoProvider({ root, config, configWarnings: warnings, reporter, record: true });
+    const provider = await openRepoProvider({ root, config, configWarnings: warnings, reporter, record: true, env: io.env });
     reporter.info(`aiwg mcp: serving ${root} over stdio (${MCP_TOOLS.length} tools)`);
     await serveMcpStdio({ provider, env: io.env, reporter, stdin: process.stdin, stdout: process.stdout });
     return 0;

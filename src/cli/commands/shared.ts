@@ -1,9 +1,8 @@
 import type { Command, OptionValues } from '../command.js';
-import { loadConfig } from '../../config/load.js';
 import { UsageError } from '../../errors.js';
 import type { SharedContextHit, SharedEntry } from '../../provider/ports.js';
 import { createSharedContext } from '../../provider/shared-factory.js';
-import { resolveFromCwd, resolveRoot } from '../resolve-root.js';
+import { loadCommandConfig } from '../command-config.js';
 
 const ACTIONS = {
   create: 'aiwg shared create ID [--ttl-hours N] [--replace]',
@@ -54,10 +53,8 @@ export const sharedCommand: Command = {
     }
     const args = positionals.slice(1);
     if (args.length !== ARITY[action]) throw new UsageError(`${action} takes ${ARITY[action]} argument(s): ${ACTIONS[action]}`);
-    const root = await resolveRoot(values.root, io.cwd);
-    const configFile = typeof values.config === 'string' ? resolveFromCwd(values.config, io.cwd) : undefined;
     const flags = { shared_context: { url: stringFlag(values, 'store'), workspace: stringFlag(values, 'workspace') } };
-    const { config } = await loadConfig({ root, env: io.env, configFile, cwd: io.cwd, flags });
+    const { root, config } = await loadCommandConfig(values, io, { flags });
     const shared = createSharedContext({ root, config });
     const agent = stringFlag(values, 'agent');
     const json = values.json === true;

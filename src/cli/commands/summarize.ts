@@ -1,10 +1,9 @@
 import type { Command } from '../command.js';
 import { ensureOwnDirs } from '../../cache/own-dirs.js';
-import { loadConfig } from '../../config/load.js';
 import { LEVELS, type Level } from '../../config/schema.js';
 import { UsageError } from '../../errors.js';
 import { createStderrReporter } from '../../util/reporter.js';
-import { resolveFromCwd, resolveRoot } from '../resolve-root.js';
+import { loadCommandConfig } from '../command-config.js';
 import { summarizeFile } from '../../summarize/summarize-file.js';
 
 /** `aiwg summarize <file>`: one level of one file, with its token count. */
@@ -34,12 +33,10 @@ export const summarizeCommand: Command = {
     const level = (typeof values.level === 'string' ? values.level : 'summary') as Level;
     if (!LEVELS.includes(level)) throw new UsageError(`--level ${level}: use one of ${LEVELS.join(', ')}`);
     if (values.cache === true && values['no-cache'] === true) throw new UsageError('--cache and --no-cache contradict each other: pass one');
-    const root = await resolveRoot(values.root, io.cwd);
-    const configFile = typeof values.config === 'string' ? resolveFromCwd(values.config, io.cwd) : undefined;
-    const { config } = await loadConfig({ root, env: io.env, configFile, cwd: io.cwd });
+    const { root, config } = await loadCommandConfig(values, io);
     const useCache = values['no-cache'] === true ? false : values.cache === true || config.summarization.caching.enabled;
     if (useCache) await ensureOwnDirs(root, config);
-    const result = await summarizeFile({ root, file: positionals[0] as string, config, level, useCache });
+    const result = await summarizeFile({ root, file: positionals[0] as string, config, level, useCache }, { env: io.env });
     const reporter = createStderrReporter({ write: io.stderr, isTTY: io.isTTY });
     for (const warning of result.warnings) reporter.warn(warning);
     if (values.json === true) {

@@ -1,6 +1,6 @@
 import type { Config } from '../../config/schema.js';
 import type { RenderFormat } from '../../stages.js';
-import type { Reporter, RunContext } from '../../types.js';
+import type { Reporter, RunContext, RuntimeEnv } from '../../types.js';
 import { createTokenizer, type Tokenizer } from '../../tokenize/tokenizer.js';
 import { createJsonlAppender } from '../fs-io.js';
 import { createRootReader } from '../paths.js';
@@ -23,6 +23,8 @@ export interface AssembleFileOptions {
   /** The tokenizer of `config.tokenizer`, when the caller holds one already. */
   tokenizer?: Tokenizer;
   nowMs?: number;
+  /** The caller's environment (RunContext.env: the summarizer's LLM key). */
+  env?: RuntimeEnv;
 }
 
 /**
@@ -34,7 +36,7 @@ export async function assembleWorkingSetFile(options: AssembleFileOptions): Prom
   const { root, config, file, format } = options;
   const manifest = await loadWorkingSet(file);
   const tokenizer = options.tokenizer ?? (await createTokenizer(config.tokenizer));
-  const runContext: RunContext = { config, tokenizer, reporter: options.reporter, nowMs: options.nowMs ?? Date.now(), warnings: [] };
+  const runContext: RunContext = { config, tokenizer, reporter: options.reporter, nowMs: options.nowMs ?? Date.now(), warnings: [], ...(options.env ? { env: options.env } : {}) };
   const useLevels = options.useLevels && config.summarization.enabled;
   const manifestPath = displayManifestPath(root, file);
   const result = await assembleWorkingSet(

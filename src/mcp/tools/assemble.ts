@@ -18,7 +18,7 @@ export const assembleTool = defineTool({
     levels: z.boolean().optional().describe('Fall back to summary levels for files that do not fit whole (default true); false truncates them.'),
     log: z.boolean().optional().describe('Append the "assembled" event to .aiwg/rag/working-set-events.jsonl as the CLI does (default true).'),
   }),
-  async run(args, { root, provider, reporter }) {
+  async run(args, { root, provider, reporter, env }) {
     const given = args.working_set === undefined ? undefined : await resolveInsideRoot(root, args.working_set, 'working_set');
     const file = await resolveWorkingSetPath(root, given, root);
     const result = await assembleWorkingSetFile({
@@ -30,6 +30,7 @@ export const assembleTool = defineTool({
       log: args.log ?? true,
       reporter,
       tokenizer: await provider.tokenizer(),
+      env,
     });
     return { text: result.context, summary: { manifest: result.manifestPath, ...result.report } };
   },

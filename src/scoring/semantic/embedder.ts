@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
-import type { Config, Embedder, Reporter } from '../../types.js';
+import type { Config, Embedder, Reporter, RuntimeEnv } from '../../types.js';
 import { resolveModelCacheBase } from '../../cache/cache-dir.js';
 import { ensureGloveModel, GLOVE_MODEL_ID, GLOVE_MODEL_VERSION, isBuiltModelDir } from './glove-model.js';
 
@@ -25,6 +25,8 @@ export interface CreateEmbedderOptions {
   warnings?: string[];
   /** Base of the model cache (models go to `<this>/models/`); default resolveModelCacheBase. */
   modelCacheDir?: string;
+  /** The caller's environment, for XDG_CACHE_HOME (the run's ctx.env). */
+  env?: RuntimeEnv;
 }
 
 /** Texts per onnxruntime call. Sorted by length first, so padding stays small. */
@@ -43,7 +45,7 @@ export async function createEmbedder(config: Config, options: CreateEmbedderOpti
     options.reporter.warn(text);
     return null;
   };
-  const modelBase = options.modelCacheDir ?? resolveModelCacheBase(options.root, config);
+  const modelBase = options.modelCacheDir ?? resolveModelCacheBase(options.root, config, options.env);
   try {
     if (modelDir !== undefined) {
       const dir = isAbsolute(modelDir) ? modelDir : resolve(options.root, modelDir);

@@ -1,19 +1,19 @@
 import type { OutlineItem } from './types.js';
+import { PRESERVE_NAMES, type PreserveName } from '../../config/summary-entries.js';
+
+export { PRESERVE_NAMES };
 
 /**
  * spec 003 `summarization.levels.detailed.preserve`: which structure the detailed level keeps.
  * Each entry names a group of definition kinds; items of a kind whose group is not listed are
  * left out (their nested items too). Imports, statements, headings and data keys always stay.
  */
-export const PRESERVE_GROUPS: Readonly<Record<string, ReadonlySet<string>>> = {
+export const PRESERVE_GROUPS: Readonly<Record<PreserveName, ReadonlySet<string>>> = {
   'function signatures': new Set(['function', 'method', 'constructor', 'macro']),
   'class definitions': new Set(['class', 'struct', 'record', 'trait', 'impl', 'module', 'namespace', 'union', 'property', 'field', 'variable', 'constant']),
   'interface types': new Set(['interface', 'type', 'enum']),
   'comments/docstrings': new Set(['comment']),
 };
-
-/** The preserve entries the engine knows; anything else is a config error. */
-export const PRESERVE_NAMES = Object.keys(PRESERVE_GROUPS);
 
 /** True when `preserve` keeps everything, so the outline (and its cache key) is the default one. */
 export function preservesAll(preserve: readonly string[]): boolean {
@@ -23,7 +23,7 @@ export function preservesAll(preserve: readonly string[]): boolean {
 /** The outline with only the preserved kinds; comments attached to definitions go with "comments/docstrings". */
 export function applyPreserve(items: OutlineItem[], preserve: readonly string[]): OutlineItem[] {
   if (preservesAll(preserve)) return items;
-  const dropped = new Set(PRESERVE_NAMES.filter((name) => !preserve.includes(name)).flatMap((name) => [...PRESERVE_GROUPS[name]!]));
+  const dropped = new Set(PRESERVE_NAMES.filter((name) => !preserve.includes(name)).flatMap((name) => [...PRESERVE_GROUPS[name]]));
   const keepDocs = preserve.includes('comments/docstrings');
   const visit = (list: OutlineItem[]): OutlineItem[] =>
     list
