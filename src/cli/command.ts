@@ -18,11 +18,9 @@ export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 /** Parsed values of a command's options. */
 export type OptionValues = Record<string, string | boolean | string[] | undefined>;
 
-/** A CLI command: adding one is adding a file and one line in commands/index.ts. */
+/** A CLI command: adding one is adding a file and a row in commands/index.ts (which holds its one-line summary). */
 export interface Command {
   name: string;
-  /** One line for the command list. */
-  summary: string;
   /** Usage line(s), e.g. `aiwg context-budget <task> [options]`. */
   usage: string;
   /** Option help: flag -> description. */

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { isAiwgError, UsageError } from '../errors.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
 import type { CliIo, Command } from './command.js';
-import { COMMANDS } from './commands/index.js';
+import { COMMANDS, findCommand, type CommandEntry } from './commands/index.js';
 import { TOOL_VERSION } from '../version.js';
 
 /**
@@ -12,12 +12,12 @@ import { TOOL_VERSION } from '../version.js';
 export async function runMain(argv: string[], io: CliIo = processIo()): Promise<number> {
   const [name, ...rest] = argv;
   if (name === 'help' && rest.length > 0) {
-    const topic = COMMANDS.find((c) => c.name === rest[0]);
+    const topic = findCommand(rest[0]);
     if (!topic) {
       io.stderr(`aiwg: unknown command "${rest[0]}". Run "aiwg help" for the list.\n`);
       return 2;
     }
-    io.stdout(renderCommandHelp(topic));
+    io.stdout(renderCommandHelp(topic, await topic.load()));
     return 0;
   }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -28,13 +28,15 @@ export async function runMain(argv: string[], io: CliIo = processIo()): Promise<
     io.stdout(`${TOOL_VERSION}\n`);
     return 0;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = findCommand(name);
+  if (!entry) {
     io.stderr(`aiwg: unknown command "${name}". Run "aiwg --help" for the list.\n`);
     return 2;
   }
+  // Only the invoked command's module is imported (see commands/index.ts).
+  const command = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
-    io.stdout(renderCommandHelp(command));
+    io.stdout(renderCommandHelp(entry, command));
     return 0;
   }
   try {
@@ -124,11 +126,11 @@ export const EXIT_CODES_HELP = [
   '',
 ].join('\n');
 
-export function renderCommandHelp(command: Command): string {
+export function renderCommandHelp(entry: Pick<CommandEntry, 'summary'>, command: Command): string {
   const flags = Object.entries(command.help).map(([flag, text]) => [withShortFlag(command, flag), text] as const);
   const width = Math.max(0, ...flags.map(([flag]) => flag.length));
   const body = flags.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`).join('\n');
-  return `${command.summary}\n\nUsage: ${command.usage}\n\nOptions:\n${body}\n  ${'-h, --help'.padEnd(width)}  this help\n\n${EXIT_CODES_HELP}`;
+  return `${entry.summary}\n\nUsage: ${command.usage}\n\nOptions:\n${body}\n  ${'-h, --help'.padEnd(width)}  this help\n\n${EXIT_CODES_HELP}`;
 }
 
 /** "--output FILE" -> "-o, --output FILE" when the option has a short form. */

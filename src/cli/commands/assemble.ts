@@ -9,7 +9,6 @@ import { assembleWorkingSetFile } from '../../manifest/working-set/assemble-file
 /** `aiwg assemble`: the context a working-set manifest declares (spec 001), within its budget. */
 export const assembleCommand: Command = {
   name: 'assemble',
-  summary: 'Assemble the context a working-set manifest declares (spec 001), within its budget',
   usage: 'aiwg assemble [--working-set FILE] [--root DIR] [--format xml|markdown|json] [--json] [--tokenizer T] [--no-levels] [--no-log]',
   options: {
     'working-set': { type: 'string' },

@@ -10,7 +10,6 @@ type Action = (typeof ACTIONS)[number];
 /** `aiwg cache stats | prune | clear`: sizes, entry counts and ages of the content-addressed caches. */
 export const cacheCommand: Command = {
   name: 'cache',
-  summary: 'Show, prune or clear the summary, token-count, secret-scan and embedding caches',
   usage: 'aiwg cache stats|prune|clear [--root DIR] [--json]',
   allowPositionals: true,
   options: {

@@ -21,7 +21,6 @@ const STDOUT_PATH = '-';
 /** `aiwg context-budget <task>`: the main door. */
 export const contextBudgetCommand: Command = {
   name: 'context-budget',
-  summary: 'Pick the files an agent should read for a task and fit them to a token budget',
   usage: 'aiwg context-budget "<task>" [options]',
   allowPositionals: true,
   options: {

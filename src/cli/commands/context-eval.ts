@@ -18,7 +18,6 @@ const MAX_COMMITS = 10_000;
 /** `aiwg context-eval`: how well would the engine have served this repository's own past changes? */
 export const contextEvalCommand: Command = {
   name: 'context-eval',
-  summary: "Replay the repository's past commits as tasks and measure retrieval against a BM25 baseline",
   usage: 'aiwg context-eval [--root DIR] [--commits N] [--budgets 8000,32000] [--methods keyword,semantic,hybrid] [--tasks FILE] [--json]',
   options: {
     root: { type: 'string' },

@@ -15,7 +15,6 @@ const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000
 /** `aiwg context-report`: what the recorded runs say about the budget. */
 export const contextReportCommand: Command = {
   name: 'context-report',
-  summary: 'Report budget use over recorded runs: utilization, overflow, degraded files, advice',
   usage: 'aiwg context-report [--root DIR] [--last N] [--since DATE] [--session RUN_ID] [--json | --html FILE]',
   options: {
     root: { type: 'string' },

@@ -15,7 +15,6 @@ import { isAbsolute } from 'node:path';
 /** `aiwg context-score <file> --task "..."`: why one file scores what it scores. */
 export const contextScoreCommand: Command = {
   name: 'context-score',
-  summary: 'Show the relevance score of one file for a task: every factor, its weight and the tier',
   usage: 'aiwg context-score <file> (--task "<task>" | --run RUN_ID) [--root DIR] [--json]',
   allowPositionals: true,
   options: {

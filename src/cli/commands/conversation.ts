@@ -15,7 +15,6 @@ const SUBCOMMANDS = ['build', 'show-output'] as const;
 /** `aiwg conversation`: spec 002's prompt builder, and the store of cut tool outputs. */
 export const conversationCommand: Command = {
   name: 'conversation',
-  summary: 'Build the messages[] a chat API takes from an agent session, within a token budget',
   usage: [
     'aiwg conversation build --session FILE [--max-tokens N] [--format openai|anthropic|text] [--json]',
     '       aiwg conversation show-output <pointer>',

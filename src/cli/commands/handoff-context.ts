@@ -10,7 +10,6 @@ export { DEFAULT_HANDOFF_DIR };
 /** `aiwg handoff-context --phase N`: spec 000's manifest-driven context from prior phases' handoffs. */
 export const handoffContextCommand: Command = {
   name: 'handoff-context',
-  summary: "Build a phase's context from the handoffs of the phases before it (spec 000)",
   usage: 'aiwg handoff-context --phase N [--dir DIR] [--root DIR] [--json] [--tokenizer T] [--no-log]',
   options: {
     phase: { type: 'string' },

@@ -5,7 +5,6 @@ import { loadCommandConfig } from '../command-config.js';
 /** `aiwg mcp`: the engine as a Model Context Protocol server over stdio, for one root. */
 export const mcpCommand: Command = {
   name: 'mcp',
-  summary: 'Serve the engine to MCP clients over stdio (context_budget, context_score, summarize, ...)',
   usage: 'aiwg mcp [--root DIR] [--config FILE] [--verbose]',
   options: {
     root: { type: 'string' },

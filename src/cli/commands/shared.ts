@@ -17,7 +17,6 @@ const ARITY: Record<Action, number> = { create: 1, inject: 3, query: 2, list: 1,
 /** `aiwg shared create|inject|query|list|destroy`: the SharedContextPort for scripts and debugging. */
 export const sharedCommand: Command = {
   name: 'shared',
-  summary: 'Create, inject into, query, list or destroy a shared context between agents (spec 004)',
   usage: Object.values(ACTIONS).join('\n       '),
   allowPositionals: true,
   options: {

@@ -9,7 +9,6 @@ import { summarizeFile } from '../../summarize/summarize-file.js';
 /** `aiwg summarize <file>`: one level of one file, with its token count. */
 export const summarizeCommand: Command = {
   name: 'summarize',
-  summary: 'Show one file at a level (full, detailed, summary, stub) with its exact token count',
   usage: 'aiwg summarize <file> [--level full|detailed|summary|stub] [--cache|--no-cache] [--root DIR] [--json]',
   allowPositionals: true,
   options: {

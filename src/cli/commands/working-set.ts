@@ -27,7 +27,6 @@ const DEFAULT_ADD_PRIORITY = 0.5;
 /** `aiwg working-set`: spec 001 section 6 updates, edited in place and logged with their `why`. */
 export const workingSetCommand: Command = {
   name: 'working-set',
-  summary: 'Add, remove or re-prioritise working-set files (each update logged with its why)',
   usage: [
     'aiwg working-set add <path> --why "..." [--priority N] [--role R] [--truncate-strategy S] [--max-lines N]',
     '       aiwg working-set remove <path> --why "..."',

@@ -1,0 +1,52 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/run-bin.js';
+import { COMMANDS } from '../../src/cli/commands/index.js';
+
+const run = promisify(execFile);
+
+/**
+ * The built CLI in a child process with a module-loading hook (node:module register) that
+ * prints every file URL the process imports: what `aiwg --help` and a command's help load.
+ */
+const hooksDir = mkdtempSync(join(tmpdir(), 'aiwg-lazy-'));
+writeFileSync(
+  join(hooksDir, 'hooks.mjs'),
+  "export async function load(url, context, next) {\n  if (url.startsWith('file:')) process.stderr.write('LOADED ' + url + '\\n');\n  return next(url, context);\n}\n",
+);
+writeFileSync(join(hooksDir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(hooksDir, 'hooks.mjs')).href)});\n`);
+
+async function loadedBy(args: string[]): Promise<string[]> {
+  const { stderr } = await run(process.execPath, ['--import', join(hooksDir, 'register.mjs'), BIN, ...args], { cwd: hooksDir });
+  return stderr.split('\n').filter((l) => l.startsWith('LOADED ')).map((l) => l.slice('LOADED '.length));
+}
+
+const commandModules = (urls: string[]) => urls.filter((u) => u.includes('/src/cli/commands/')).map((u) => u.replace(/^.*\/src\/cli\/commands\//, '')).sort();
+const HEAVY = ['gpt-tokenizer', '@huggingface/transformers', 'onnxruntime', 'web-tree-sitter', '@modelcontextprotocol', 'hnswlib'];
+
+describe('lazy command loading', () => {
+  afterAll(() => rmSync(hooksDir, { recursive: true, force: true }));
+
+  it('aiwg --help imports the command table and no command module, tokenizer, embedding runtime or parser', async () => {
+    const urls = await loadedBy(['--help']);
+    expect(urls.some((u) => u.endsWith('/src/cli/main.js'))).toBe(true);
+    expect(commandModules(urls)).toEqual(['index.js']);
+    for (const name of HEAVY) expect(urls.filter((u) => u.includes(`/node_modules/${name}`))).toEqual([]);
+  });
+
+  it.each(COMMANDS.map((c) => c.name))('aiwg %s --help imports that command module only, and no tokenizer table or embedding runtime', async (name) => {
+    const urls = await loadedBy([name, '--help']);
+    const file = `${name}.js`;
+    expect(commandModules(urls)).toEqual(['index.js', file].sort());
+    for (const heavy of ['gpt-tokenizer', '@huggingface/transformers', 'onnxruntime']) expect(urls.filter((u) => u.includes(`/node_modules/${heavy}`))).toEqual([]);
+  });
+
+  it('each table row loads the command of its own name', async () => {
+    for (const entry of COMMANDS) expect((await entry.load()).name).toBe(entry.name);
+  });
+});
