@@ -42,7 +42,6 @@ export {
   type WorkingSetInput,
   type WorkingSetRole,
 } from './manifest/working-set/schema.js';
-export { WORKING_SET_FORMATS, getWorkingSetFormat, bootHeaderLines, type WorkingSetFormat, type BootHeaderFields } from './manifest/working-set/formats.js';
 export { formatAssemblyReport, assemblyEvent, type AssemblyEvent } from './manifest/working-set/report.js';
 export { applyWorkingSetUpdate, type WorkingSetUpdate, type WorkingSetEvent, type WorkingSetAction, type WorkingSetActor } from './manifest/working-set/update.js';
 export { planRefresh, readRecordUsage, recordUsageOf, REFRESH_STEP, type RecordUsage, type PriorityChange, type RefreshOptions } from './manifest/working-set/refresh.js';
@@ -66,7 +65,7 @@ export {
   type PhaseManifestOverride,
   type HandoffField,
 } from './manifest/handoff/manifests.js';
-export { buildHandoffContext, selectHandoffFields, assembleHandoffText, narrativeCapFor, capNarrative, type HandoffContextDeps, type HandoffContextResult, type ContextBudgetLogEntry } from './manifest/handoff/build-context.js';
+export { buildHandoffContext, selectHandoffFields, assembleHandoffText, narrativeCapFor, capNarrative, type HandoffContextDeps, type HandoffContextResult } from './manifest/handoff/build-context.js';
 export { readPriorHandoffs, parseHandoff, HANDOFF_FILE_PATTERN } from './manifest/handoff/read-handoffs.js';
 export { mineCommits, classifyCommit, parseGitLog, taskText, SKIP_REASONS, type EvalInstance, type RawCommit, type ChangedFile, type SkipReason, type MineOptions, type MineResult } from './eval/mine-commits.js';
 export { runEval, runConfig, BASELINE_METHOD, type EvalOptions, type EvalDeps, type EvalReport, type EvalRun, type EvalMethod } from './eval/run-eval.js';
@@ -82,10 +81,11 @@ export { planTierBudgets, type TierBudgetInput, type TierBudgets } from './alloc
 export { degradeGreedy, prioritizeGreedy } from './allocate/degrade-greedy.js';
 export { solveMultipleChoiceKnapsack, upperHull, choiceValue, choiceCost, type KnapsackItem, type KnapsackOption, type Choice } from './allocate/optimise.js';
 export { allocateFileTier, solveKnapsack, totalValue, type TierRequest, type TierOutcome, type LevelAlgorithm } from './allocate/overflow.js';
-export { fitRender, type FitInput, type FitResult, type RepairMode, type HeaderMode, type Placement as AllocationPlacement } from './allocate/fit-render.js';
+export { fitRender, fitWhole, shrinkRanked, type FitInput, type FitResult, type FitWholeInput, type Repairable, type RepairMode, type HeaderMode, type Placement as AllocationPlacement } from './allocate/fit-render.js';
+export { cutToFit, isSignificantCut, SIGNIFICANT_CUT_SHARE, type CutToFitOptions } from './allocate/cut-to-fit.js';
 export { renderFileBlock, renderMessageBlock, renderDocument, renderHeader, blockCost, structureCost } from './assemble/render.js';
 export { OUTPUT_FORMATS, getOutputFormat, type OutputFormat, type FileBlockInput, type MessageBlockInput, type RenderedSection } from './assemble/formats/index.js';
-export { headerLines, worstCaseHeader, type BootHeader } from './assemble/boot-header.js';
+export { headerLines, worstCaseHeader, workingSetHeaderLines, type BootHeader, type WorkingSetHeader } from './assemble/boot-header.js';
 export { parseHistory } from './assemble/history.js';
 export { selectHistoryWindow, groupMessages, TOOL_OUTPUT_MAX_TOKENS, type HistoryItem, type HistoryWindow } from './assemble/history-window.js';
 export { locateJsonError } from './assemble/json-locate.js';
@@ -93,7 +93,8 @@ export { createCollectStage } from './collect/collect-files.js';
 export { defaultCollectPorts, nodeFs, execGit, GitCommandError, type CollectPorts, type CollectFs, type GitPort, type FileInfo, type DirEntry } from './collect/collect-ports.js';
 export { IgnoreMatcher, parseIgnoreFile } from './collect/ignore-rules.js';
 export { PATH_RULES, CONTENT_RULES, EXCLUDED_DIRS, type PathRule, type ContentRule } from './collect/exclusion-rules.js';
-export { writeRecord, logLine, recordFileName, type BudgetLogLine } from './record/write-record.js';
+export { writeRecord, logLine, recordFileName } from './record/write-record.js';
+export { appendBudgetLog, budgetLogLine, type BudgetLogLine } from './record/budget-log.js';
 export { readRecords, type ReadRecordsOptions, type ReadRecordsResult } from './record/read-records.js';
 export { buildReport, type ContextReport, type RunReport, type FileTrend, type Advice, type AdviceKind } from './record/report.js';
 export { renderReport } from './record/render-report.js';

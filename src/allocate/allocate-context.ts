@@ -15,9 +15,8 @@ import { upgradeWithSpare } from './upgrade-spare.js';
 import { fitAllTiers } from './fit-tiers.js';
 import { slotOption, type MonotoneValues } from './monotone.js';
 import { fitRender, type HeaderMode, type Placement, type RepairMode } from './fit-render.js';
+import { isSignificantCut } from './cut-to-fit.js';
 
-/** A truncated file keeping less than this share of its tokens is "truncated significantly" (spec 001 section 9). */
-const SIGNIFICANT_TRUNCATION = 0.5;
 
 /**
  * The allocate + render stage. Pure: scored files, their levels and the history in; tiers,
@@ -186,7 +185,7 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
       if ((choice > 0 && !upgraded.has(candidate.path)) || option.truncated) affected.push(candidate.path);
       if (option.truncated) {
         truncated++;
-        if (option.contentTokens < (option.originalTokens ?? 0) * SIGNIFICANT_TRUNCATION) significantlyTruncated++;
+        if (isSignificantCut(option.contentTokens, option.originalTokens ?? 0)) significantlyTruncated++;
       }
       files.push({
         path: candidate.path,

@@ -51,28 +51,63 @@ const HEADER_SETTLE_ROUNDS = 4;
  * header shrinks to its minimal form, then to nothing) and the text re-rendered.
  */
 export function fitRender(input: FitInput): FitResult {
-  const { format, tokenizer, available } = input;
+  const { available } = input;
   const placements = Object.fromEntries(FILE_TIERS.map((t) => [t, input.placements[t].map((p) => ({ ...p }))])) as Record<FileTier, Placement[]>;
+  const ranked = FILE_TIERS.flatMap((t) => placements[t]);
   let history = [...input.history];
   let headerMode = input.headerMode;
   const repaired = new Set<string>();
+  const { text, tokens } = fitWhole({
+    render: () => renderOnce(placements, history, headerMode, input),
+    available,
+    failFast: input.mode === 'fail',
+    overBudget: (needed) =>
+      new BudgetExceededError(`the rendered context needs ${fmt(needed)} tokens but ${fmt(available)} are available: raise --max-tokens or use --overflow summarize`),
+    giveWay: (excess) => {
+      let saved = shrinkRanked(ranked, excess, input.mode, repaired);
+      while (saved < excess && history.length > 0) {
+        const oldest = history[0]!.group;
+        saved += history.filter((h) => h.group === oldest).reduce((sum, h) => sum + h.cost, 0);
+        history = history.filter((h) => h.group !== oldest);
+      }
+      if (saved > 0) return true;
+      // Nothing is left to remove: the header itself must shrink.
+      if (headerMode === 'none') return false;
+      headerMode = headerMode === 'full' ? 'minimal' : 'none';
+      return true;
+    },
+  });
+  return { rendered: text, tokens, placements, history, headerMode, repaired: [...repaired].sort() };
+}
 
+/** Something a repair may step down or drop: its options' costs, best first, and the one it holds (-1 = dropped). */
+export interface Repairable {
+  candidate: { path: string; options: ReadonlyArray<{ cost: number }> };
+  choice: number;
+}
+
+export interface FitWholeInput {
+  /** Renders the current state; `tokens` is the whole text counted by the run's tokenizer. */
+  render: () => { text: string; tokens: number };
+  available: number;
+  /** Makes room for about `excess` tokens (by block costs); false when nothing is left to give way. */
+  giveWay: (excess: number) => boolean;
+  /** The error when over and nothing may (`failFast`) or can give way. */
+  overBudget: (tokens: number) => Error;
+  failFast?: boolean;
+}
+
+/**
+ * THE GUARANTEE, the one loop every front end fits through: render, count the whole text and,
+ * while it is over `available`, let the next thing give way (the front end says what, in its
+ * order) and render again. Block costs only estimate the whole: BPE merges across boundaries
+ * and a header that counts itself can tip a sum that fits over the budget.
+ */
+export function fitWhole(input: FitWholeInput): { text: string; tokens: number } {
   for (;;) {
-    const { text, tokens } = renderOnce(placements, history, headerMode, input);
-    if (tokens <= available) return { rendered: text, tokens, placements, history, headerMode, repaired: [...repaired].sort() };
-    if (input.mode === 'fail') {
-      throw new BudgetExceededError(`the rendered context needs ${fmt(tokens)} tokens but ${fmt(available)} are available: raise --max-tokens or use --overflow summarize`);
-    }
-    const excess = tokens - available;
-    let saved = shrinkFiles(placements, excess, input.mode, repaired);
-    while (saved < excess && history.length > 0) {
-      const oldest = history[0]!.group;
-      saved += history.filter((h) => h.group === oldest).reduce((sum, h) => sum + h.cost, 0);
-      history = history.filter((h) => h.group !== oldest);
-    }
-    if (saved > 0) continue;
-    // Nothing is left to remove: the header itself must shrink.
-    headerMode = headerMode === 'full' ? 'minimal' : 'none';
+    const rendered = input.render();
+    if (rendered.tokens <= input.available) return rendered;
+    if (input.failFast === true || !input.giveWay(rendered.tokens - input.available)) throw input.overBudget(rendered.tokens);
   }
 }
 
@@ -131,12 +166,12 @@ function renderOnce(
 }
 
 /**
- * Step files down (or drop them), last-ranked first (the tiers in order, each by weight), until
- * the estimated saving covers `excess`: a repair keeps the allocation monotone in rank. Returns
- * the tokens saved by block costs.
+ * Step items down (or drop them), last-ranked first, until the estimated saving covers
+ * `excess`: a repair keeps the allocation monotone in rank. `ranked` is best first (for
+ * context-budget the tiers in order, each by weight). Returns the tokens saved by block costs.
  */
-function shrinkFiles(placements: Record<FileTier, Placement[]>, excess: number, mode: RepairMode, repaired: Set<string>): number {
-  const kept = FILE_TIERS.flatMap((t) => placements[t]).filter((p) => p.choice >= 0).reverse();
+export function shrinkRanked(ranked: readonly Repairable[], excess: number, mode: RepairMode, repaired: Set<string>): number {
+  const kept = ranked.filter((p) => p.choice >= 0).reverse();
   let saved = 0;
   for (const p of kept) {
     if (saved >= excess) break;

@@ -4,7 +4,7 @@ import type { OverflowStrategy } from '../config/schema.js';
 import type { RenderFormat } from '../stages.js';
 import type { Tokenizer } from '../tokenize/tokenizer.js';
 import { BudgetExceededError } from '../errors.js';
-import { truncateWithStrategy } from '../tokenize/truncate.js';
+import { cutToFit } from './cut-to-fit.js';
 import { levelOption, optionValue, type Candidate, type LevelOption } from './candidates.js';
 import { lowestFirst } from './degrade-greedy.js';
 import { choiceCost, solveMultipleChoiceKnapsack, type Choice } from './optimise.js';
@@ -130,15 +130,15 @@ function truncatedOption(candidate: Candidate, start: LevelOption, remaining: nu
   const { format, tokenizer } = request;
   const strategy = candidate.category === 'documentation' || candidate.category === 'requirements' ? 'end' : 'middle';
   const wrapper = levelOption(candidate.path, start.level, '', start.contentTokens, { format, tokenizer, truncated: true }).cost;
-  let contentBudget = remaining - wrapper - 1;
-  for (let attempt = 0; attempt < 4 && contentBudget >= MIN_TRUNCATED_CONTENT_TOKENS; attempt++) {
-    const cut = truncateWithStrategy(start.content, { budget: contentBudget, strategy, tokenizer });
-    if (!cut) return null;
-    const option = levelOption(candidate.path, start.level, cut.text, cut.tokens, { format, tokenizer, truncated: true, originalTokens: start.contentTokens });
-    if (option.cost <= remaining) return option;
-    contentBudget -= option.cost - remaining;
-  }
-  return null;
+  return cutToFit({
+    content: start.content,
+    strategy,
+    tokenizer,
+    remaining,
+    contentBudget: remaining - wrapper - 1,
+    minContentTokens: MIN_TRUNCATED_CONTENT_TOKENS,
+    price: (cut) => levelOption(candidate.path, start.level, cut.text, cut.tokens, { format, tokenizer, truncated: true, originalTokens: start.contentTokens }),
+  });
 }
 
 export function chosenCost(candidates: readonly Candidate[], choice: Choice): number {

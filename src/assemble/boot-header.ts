@@ -20,6 +20,23 @@ export interface BootHeader {
   excluded: number;
 }
 
+/**
+ * The boot header of a working set, spec 001 section 7 as written: where, which manifest, the
+ * budget, the constitution (the highest-priority trusted system file, when included) and the
+ * tool contract.
+ */
+export interface WorkingSetHeader {
+  root: string;
+  workingSet: string;
+  protocol: string;
+  effective: number;
+  maxTokens: number;
+  reserved: number;
+  tokenizer: string;
+  /** Highest-priority trusted system file that is included, with its content checksum. */
+  constitution?: { path: string; checksum: string };
+}
+
 /** Longest task text the header repeats; the agent receives the task itself anyway. */
 export const MAX_HEADER_TASK_CHARS = 400;
 
@@ -34,6 +51,18 @@ export function headerLines(header: BootHeader): string[] {
     `Included: ${tiers.join('; ')}`,
     `Excluded: ${header.excluded} file${header.excluded === 1 ? '' : 's'} (see the budget record)`,
   ];
+}
+
+/** A working set's header facts as ordered key/value pairs, shared by the formats. */
+export function workingSetHeaderLines(fields: WorkingSetHeader): Array<[string, string]> {
+  const lines: Array<[string, string]> = [
+    ['Root', fields.root],
+    ['Working set', `${fields.workingSet} (${fields.protocol})`],
+    ['Budget', `${fields.effective} tokens effective (max ${fields.maxTokens}, reserved for response ${fields.reserved}, tokenizer ${fields.tokenizer})`],
+  ];
+  if (fields.constitution) lines.push(['Constitution', `${fields.constitution.path} (checksum: ${fields.constitution.checksum})`]);
+  lines.push(['Tool contract', 'all working-set updates require `why` (aiwg working-set add|remove|priority <path> --why "...")']);
+  return lines;
 }
 
 /** The task on one line, capped at MAX_HEADER_TASK_CHARS. */

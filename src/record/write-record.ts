@@ -3,30 +3,13 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 import { AiwgError } from '../errors.js';
 import { resolveBudgetLogPath, resolveRecordsDir } from '../cache/cache-dir.js';
+import { appendBudgetLog, budgetLogLine, type BudgetLogLine } from './budget-log.js';
 import { ensureOwnDirs } from '../cache/own-dirs.js';
-import { appendLine, writeFileAtomic } from '../util/atomic-write.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { BudgetRecordSchema, type BudgetRecord } from './record-schema.js';
 
 /** The tiers holding repository files; `requested_tokens` covers these, not history. */
 const FILE_TIERS = ['primary', 'supporting', 'reference'] as const;
-
-/** One line of `.aiwg/rag/context-budget-log.jsonl`: spec 000's observability fields, plus task and utilization. */
-export interface BudgetLogLine {
-  run_id: string;
-  /** Spec 000 logs per workflow phase; a context-budget run has no phase. */
-  phase: null;
-  /** Tokens the relevant files wanted: their starting levels, or the level spare budget lifted them to. */
-  original_tokens: number;
-  /** Tokens the rendered context may use (`available`). */
-  budget_tokens: number;
-  /** Tokens the files hold after overflow handling; equals original_tokens when nothing was cut (spec 000). */
-  truncated_tokens: number;
-  /** True when the overflow strategy had to act. */
-  was_truncated: boolean;
-  ts: string;
-  task: string;
-  utilization: number;
-}
 
 /**
  * Persist one budget record: validated against BudgetRecordSchema first (an invalid record is
@@ -47,7 +30,7 @@ export async function writeRecord(record: BudgetRecord, options: { root: string 
   }
   try {
     // One whole line with one O_APPEND write; a failed or short write is truncated away.
-    appendLine(logPath, JSON.stringify(logLine(valid)));
+    await appendBudgetLog(options.root, logLine(valid));
   } catch (error) {
     await rm(recordPath, { force: true });
     throw ioError('append to the budget log', logPath, error);
@@ -72,8 +55,9 @@ export function validateRecord(record: BudgetRecord): BudgetRecord {
   return parsed.data;
 }
 
+/** A task run's budget log line: spec 000's fields (no phase), plus the task and utilization. */
 export function logLine(record: BudgetRecord): BudgetLogLine {
-  return {
+  return budgetLogLine({
     run_id: record.run_id,
     phase: null,
     original_tokens: record.metrics.requested_tokens,
@@ -83,7 +67,7 @@ export function logLine(record: BudgetRecord): BudgetLogLine {
     ts: record.timestamp,
     task: record.task,
     utilization: record.metrics.utilization,
-  };
+  });
 }
 
 /**

@@ -72,17 +72,19 @@ export function applyContextBudget(
   maxTokens: number,
   tokenizer: Tokenizer = CHARS4,
 ): { text: string; result: ContextBudgetResult } {
-  const originalTokens = estimateTokens(context, tokenizer);
   const text = maxTokens <= 0 ? context : truncateToTokenBudget(context, maxTokens, tokenizer);
+  return { text, result: budgetResult(context, text, maxTokens, tokenizer) };
+}
+
+/** What applying `maxTokens` to `context` did, given the text it left. */
+export function budgetResult(context: string, text: string, maxTokens: number, tokenizer: Tokenizer = CHARS4): ContextBudgetResult {
+  const originalTokens = estimateTokens(context, tokenizer);
   const wasTruncated = text !== context;
   return {
-    text,
-    result: {
-      original_tokens: originalTokens,
-      budget_tokens: maxTokens,
-      truncated_tokens: wasTruncated ? estimateTokens(text, tokenizer) : originalTokens,
-      was_truncated: wasTruncated,
-    },
+    original_tokens: originalTokens,
+    budget_tokens: maxTokens,
+    truncated_tokens: wasTruncated ? estimateTokens(text, tokenizer) : originalTokens,
+    was_truncated: wasTruncated,
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Level, TierName } from '../../types.js';
 import type { RenderFormat } from '../../stages.js';
-import type { BootHeader } from '../boot-header.js';
+import type { BootHeader, WorkingSetHeader } from '../boot-header.js';
 
 /**
  * One file at one level, ready to wrap. `tokens` is the number the block prints: fileBlockCost
@@ -23,6 +23,28 @@ export interface MessageBlockInput {
   tokens: number;
   toolCallId?: string;
   truncated?: boolean;
+}
+
+/** One file of a working set under its role (spec 001 section 5), ready to wrap. */
+export interface RoleBlockInput {
+  path: string;
+  /** A manifest role (system, context, ...): the element name in xml. */
+  role: string;
+  content: string;
+  level: Level;
+  truncated: boolean;
+}
+
+/**
+ * A working set's document in this format (spec 001): the boot header of section 7, then one
+ * block per file under its role, no tiers. A document is `header + (separator + block)* + a
+ * closing`, so a block's price is `count(separator + block)`.
+ */
+export interface WorkingSetShape {
+  readonly separator: string;
+  header(fields: WorkingSetHeader): string;
+  block(input: RoleBlockInput): string;
+  document(header: string, blocks: string[]): string;
 }
 
 /** A tier's rendered blocks, in order. */
@@ -52,4 +74,6 @@ export interface OutputFormat {
   minimalHeader(available: number): string;
   /** Header text (from `header` or `minimalHeader`) plus the sections. */
   document(header: string, sections: RenderedSection[]): string;
+  /** The same format for a working set (`aiwg assemble`). */
+  readonly workingSet: WorkingSetShape;
 }

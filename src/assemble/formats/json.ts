@@ -1,5 +1,5 @@
 import type { OutputFormat } from './format.js';
-import { headerTask, minimalHeaderLine } from '../boot-header.js';
+import { headerTask, minimalHeaderLine, workingSetHeaderLines } from '../boot-header.js';
 
 /**
  * JSON: one document `{"boot": {...}, "tiers": {"primary": [...], ...}}`, one block per line.
@@ -25,5 +25,11 @@ export const jsonFormat: OutputFormat = {
   document: (header, sections) => {
     const tiers = sections.map((s) => (s.blocks.length === 0 ? `${JSON.stringify(s.tier)}:[]` : `${JSON.stringify(s.tier)}:[\n${s.blocks.join(',\n')}\n]`));
     return `${header}"tiers":{${tiers.join(',\n')}}}\n`;
+  },
+  workingSet: {
+    separator: ',\n',
+    header: (fields) => `{"boot":${JSON.stringify(Object.fromEntries(workingSetHeaderLines(fields)))},"files":[`,
+    block: (block) => JSON.stringify({ path: block.path, role: block.role, level: block.level, truncated: block.truncated, content: block.content }),
+    document: (header, blocks) => `${header}${blocks.length > 0 ? `\n${blocks.join(',\n')}` : ''}\n]}\n`,
   },
 };

@@ -1,7 +1,7 @@
 import type { TierName } from '../../types.js';
 import type { FileBlockInput, OutputFormat } from './format.js';
 import { asLines, fenceFor, languageHint, safeRole, singleLine } from './escape.js';
-import { headerLines, minimalHeaderLine } from '../boot-header.js';
+import { headerLines, minimalHeaderLine, workingSetHeaderLines } from '../boot-header.js';
 
 const TIER_TITLES: Record<TierName, string> = {
   primary: 'Primary context',
@@ -35,6 +35,17 @@ export const markdownFormat: OutputFormat = {
       .filter((s) => s.blocks.length > 0)
       .map((s) => `## ${TIER_TITLES[s.tier]}\n\n${s.blocks.map((b) => b + '\n\n').join('')}`)
       .join(''),
+  workingSet: {
+    separator: '\n\n',
+    header: (fields) => `# Boot header\n\n${workingSetHeaderLines(fields).map(([key, value]) => `- ${key}: ${value}`).join('\n')}`,
+    block: (block) => {
+      const notes = [block.level !== 'full' ? `level ${block.level}` : '', block.truncated ? 'truncated' : ''].filter(Boolean);
+      const fence = fenceFor(block.content);
+      const title = `## ${block.role}: ${singleLine(block.path)}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
+      return `${title}\n\n${fence}${languageHint(block.path)}\n${block.content}\n${fence}`;
+    },
+    document: (header, blocks) => `${header}${blocks.map((block) => `\n\n${block}`).join('')}\n`,
+  },
 };
 
 function markdownParts({ path, level, content, tokens, truncated }: FileBlockInput): { prefix: string; suffix: string } {

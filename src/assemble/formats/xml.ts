@@ -1,6 +1,6 @@
-import type { FileBlockInput, OutputFormat } from './format.js';
+import type { FileBlockInput, OutputFormat, RoleBlockInput } from './format.js';
 import { asLines, escapeAttribute, neutraliseTags, safeRole } from './escape.js';
-import { headerLines, minimalHeaderLine } from '../boot-header.js';
+import { headerLines, minimalHeaderLine, workingSetHeaderLines } from '../boot-header.js';
 
 /**
  * The default format, spec 001 section 5's `context` role: each file in a
@@ -26,8 +26,22 @@ export const xmlFormat: OutputFormat = {
       .filter((s) => s.blocks.length > 0)
       .map((s) => `<tier name="${s.tier}">\n${s.blocks.map((b) => b + '\n').join('')}</tier>\n`)
       .join(''),
+  // Spec 001's role elements: `<system path="...">`, `<context path="..." level="summary">`.
+  workingSet: {
+    separator: '\n\n',
+    header: (fields) => workingSetHeaderLines(fields).map(([key, value]) => `${key}: ${value}`).join('\n'),
+    block: (block) => `<${block.role}${roleAttributes(block)}>\n${neutraliseTags(block.content)}\n</${block.role}>`,
+    document: (header, blocks) => `${header}${blocks.map((block) => `\n\n${block}`).join('')}\n`,
+  },
 };
 
 function openContext({ path, level, tokens, truncated }: FileBlockInput): string {
   return `<context path="${escapeAttribute(path)}" level="${level}" tokens="${tokens}"${truncated ? ' truncated="true"' : ''}>\n`;
+}
+
+function roleAttributes(block: RoleBlockInput): string {
+  let attrs = ` path="${escapeAttribute(block.path)}"`;
+  if (block.level !== 'full') attrs += ` level="${block.level}"`;
+  if (block.truncated) attrs += ' truncated="true"';
+  return attrs;
 }

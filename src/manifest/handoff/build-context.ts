@@ -1,6 +1,8 @@
-import { applyContextBudget, type ContextBudgetResult } from '../../tokenize/budget.js';
+import { budgetResult, truncateToTokenBudget, type ContextBudgetResult } from '../../tokenize/budget.js';
 import { createChars4Tokenizer, type Tokenizer } from '../../tokenize/tokenizer.js';
-import type { AppendJsonLine } from '../fs-io.js';
+import { BudgetExceededError } from '../../errors.js';
+import { fitWhole } from '../../allocate/fit-render.js';
+import { budgetLogLine, type BudgetLogLine } from '../../record/budget-log.js';
 import { redactSecrets } from '../../security/redact-secrets.js';
 import {
   DEFAULT_NARRATIVE_CAP,
@@ -14,21 +16,15 @@ import {
 /**
  * Spec 000 section 3: select -> assemble -> truncate. Selection follows the manifest's
  * handoff_fields and the narrative_cap table; assembly renders a fixed template; truncation
- * is applyContextBudget (src/tokenize/budget.ts) when max_tokens > 0, logged as one JSONL
- * line per application.
+ * goes through the engine's guarantee (`fitWhole`, the text cut by spec 000's
+ * truncateToTokenBudget when over) when max_tokens > 0, logged as one budget log line
+ * (src/record/budget-log.ts) per application.
  */
-/** The budget log line of spec 000 "Observability". */
-export interface ContextBudgetLogEntry extends ContextBudgetResult {
-  run_id: string;
-  phase: number;
-  ts: string;
-}
-
 export interface HandoffContextDeps {
   /** Counts tokens for the budget; spec 000's estimateTokens (chars/4) by default. */
   tokenizer?: Tokenizer;
-  /** Appends one line to `.aiwg/rag/context-budget-log.jsonl`; no logging without it. */
-  log?: AppendJsonLine;
+  /** Appends one line to `.aiwg/rag/context-budget-log.jsonl` (appendBudgetLog); no logging without it. */
+  log?: (line: BudgetLogLine) => Promise<void>;
   /** Clock for the log's `ts`. */
   now?: () => number;
   runId?: string;
@@ -151,18 +147,23 @@ export async function buildHandoffContext(
     return { text: assembled, budget: null, fields: selection.fields, warnings: selection.warnings };
   }
   const tokenizer = deps.tokenizer ?? createChars4Tokenizer();
-  const { text, result } = applyContextBudget(assembled, manifest.max_tokens, tokenizer);
+  const budget = manifest.max_tokens;
+  let current = assembled;
+  const { text } = fitWhole({
+    render: () => ({ text: current, tokens: tokenizer.count(current) }),
+    available: budget,
+    // The one thing that may give way: the text, cut at a sentence or word boundary (spec 000).
+    giveWay: () => {
+      if (current !== assembled) return false;
+      current = truncateToTokenBudget(assembled, budget, tokenizer);
+      return current !== assembled;
+    },
+    overBudget: (tokens) => new BudgetExceededError(`the phase ${manifest.phase} handoff context needs ${tokens} tokens but max_tokens is ${budget}`),
+  });
+  const result = budgetResult(assembled, text, budget, tokenizer);
   if (deps.log) {
-    const entry: ContextBudgetLogEntry = {
-      run_id: deps.runId ?? 'unknown',
-      phase: manifest.phase,
-      original_tokens: result.original_tokens,
-      budget_tokens: result.budget_tokens,
-      truncated_tokens: result.truncated_tokens,
-      was_truncated: result.was_truncated,
-      ts: new Date((deps.now ?? Date.now)()).toISOString(),
-    };
-    await deps.log(entry);
+    const ts = new Date((deps.now ?? Date.now)()).toISOString();
+    await deps.log(budgetLogLine({ run_id: deps.runId ?? 'unknown', phase: manifest.phase, ...result, ts }));
   }
   return { text, budget: { ...result }, fields: selection.fields, warnings: selection.warnings };
 }

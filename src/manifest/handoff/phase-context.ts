@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Config } from '../../config/schema.js';
-import { resolveBudgetLogPath } from '../../cache/cache-dir.js';
 import { createTokenizer, type Tokenizer } from '../../tokenize/tokenizer.js';
-import { createJsonlAppender } from '../fs-io.js';
+import { appendBudgetLog } from '../../record/budget-log.js';
 import { buildHandoffContext, type HandoffContextResult } from './build-context.js';
 import { loadPhaseManifestOverrides, resolveManifest, type PhaseManifest } from './manifests.js';
 import { readPriorHandoffs } from './read-handoffs.js';
@@ -48,7 +47,7 @@ export async function buildPhaseContext(options: PhaseContextOptions): Promise<P
     runId: randomUUID(),
     now: () => Date.now(),
     keepSecrets: config.collect.include_secrets,
-    ...(options.log ? { log: createJsonlAppender(resolveBudgetLogPath(root), { root }) } : {}),
+    ...(options.log ? { log: (line) => appendBudgetLog(root, line) } : {}),
   });
   return { phase, manifest, dir, handoffs: handoffs.length, result };
 }

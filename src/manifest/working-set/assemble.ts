@@ -4,8 +4,12 @@ import type { RenderFormat } from '../../stages.js';
 import type { Tokenizer } from '../../tokenize/tokenizer.js';
 import { applyMaxLines, countLines, truncateWithStrategy } from '../../tokenize/truncate.js';
 import { UNREADABLE_REASONS, type ReadManifestFile } from '../paths.js';
+import { BudgetExceededError } from '../../errors.js';
+import { getOutputFormat, type OutputFormat } from '../../assemble/formats/index.js';
+import type { WorkingSetHeader } from '../../assemble/boot-header.js';
+import { fitWhole, shrinkRanked, type Repairable } from '../../allocate/fit-render.js';
+import { isSignificantCut } from '../../allocate/cut-to-fit.js';
 import { fitFile, type LevelsPort, type TruncatePort } from './fit-file.js';
-import { getWorkingSetFormat, renderDocument, type BootHeaderFields, type WorkingSetFormat } from './formats.js';
 import {
   defaultTruncateStrategy,
   INSTRUCTION_ROLES,
@@ -62,17 +66,16 @@ export interface AssemblyResult {
 const UNREADABLE = new Set<string>(Object.values(UNREADABLE_REASONS));
 /** Spec 001 section 8: a system prompt (constitution) typically takes 2,000-4,000 tokens. */
 const SYSTEM_TOKENS_GUIDELINE = 4000;
-/** Below this share of its original tokens an included file is "truncated significantly". */
-const SIGNIFICANT_CUT = 0.5;
 
 /**
  * Spec 001 section 3: files by priority (ties by path), each included whole, else at a
  * lower level or truncated by its strategy, else excluded; boot header first; every cost is
- * an exact count of rendered text, and the final document is counted again so the result
- * never exceeds `budget.effective`.
+ * an exact count of rendered text, and the document goes through the engine's guarantee
+ * (`fitWhole`): counted whole, the lowest-priority blocks dropped while it is over, so the
+ * result never exceeds `budget.effective`.
  */
 export async function assembleWorkingSet(manifest: WorkingSet, ctx: WorkingSetContext, deps: WorkingSetDeps): Promise<AssemblyResult> {
-  const format = getWorkingSetFormat(ctx.format ?? 'xml');
+  const format = getOutputFormat(ctx.format ?? 'xml');
   const { tokenizer } = ctx;
   const effective = manifest.budget.effective;
   const warnings: string[] = [];
@@ -94,7 +97,7 @@ export async function assembleWorkingSet(manifest: WorkingSet, ctx: WorkingSetCo
   const constitution = constitutionFile
     ? { path: constitutionFile.file.path, checksum: `sha256:${createHash('sha256').update(constitutionFile.content).digest('hex').slice(0, 12)}` }
     : undefined;
-  const headerFields: BootHeaderFields = {
+  const headerFields: WorkingSetHeader = {
     root: ctx.root,
     workingSet: ctx.manifestPath,
     protocol: manifest.protocol,
@@ -107,8 +110,8 @@ export async function assembleWorkingSet(manifest: WorkingSet, ctx: WorkingSetCo
   const fitDeps = { format, tokenizer, truncate: deps.truncate ?? truncateWithStrategy, ...(deps.levels ? { levels: deps.levels } : {}) };
   const cutLines = deps.applyMaxLines ?? applyMaxLines;
 
-  const blocks: Array<{ block: string; included: IncludedFile }> = [];
-  let used = tokenizer.count(renderDocument(format, format.header(headerFields), []));
+  const blocks: Array<{ block: string; cost: number; included: IncludedFile }> = [];
+  let used = tokenizer.count(format.workingSet.document(format.workingSet.header(headerFields), []));
   const headerFits = used <= effective;
   if (!headerFits) warnings.push(`the boot header alone needs ${used} tokens, more than effective ${effective}: raise budget.effective`);
 
@@ -139,25 +142,34 @@ export async function assembleWorkingSet(manifest: WorkingSet, ctx: WorkingSetCo
     const originalTokens = tokenizer.count(content);
     blocks.push({
       block: fit.block,
+      cost: fit.cost,
       included: { path: file.path, role, priority: file.priority, tokens: fit.contentTokens, truncated: fit.truncated, original_tokens: originalTokens, level: fit.level },
     });
   }
 
-  let context = render(format, headerFields, blocks, constitution);
-  let rendered = headerFits ? tokenizer.count(context) : 0;
-  // Prices were per block; tokenizers may merge across block boundaries, so the whole is
-  // counted again and the lowest-priority blocks dropped until it fits.
-  while (rendered > effective && blocks.length > 0) {
-    const dropped = blocks.pop();
-    if (dropped) excluded.push({ path: dropped.included.path, reason: 'over budget once the whole context was counted' });
-    context = render(format, headerFields, blocks, constitution);
-    rendered = tokenizer.count(context);
-  }
-  if (!headerFits) context = '';
+  const placed: Repairable[] = blocks.map((b) => ({ candidate: { path: b.included.path, options: [{ cost: b.cost }] }, choice: 0 }));
+  const kept = () => blocks.filter((_, i) => placed[i]!.choice >= 0);
+  const dropped = new Set<string>();
+  const fitted = headerFits
+    ? fitWhole({
+        render: () => {
+          const text = render(format, headerFields, kept(), constitution);
+          return { text, tokens: tokenizer.count(text) };
+        },
+        available: effective,
+        // One block per round, the lowest-priority first, and the whole counted again (spec 001).
+        giveWay: () => shrinkRanked(placed, 1, 'drop', dropped) > 0,
+        // Not reached: the header alone fits, and every block can be dropped.
+        overBudget: (tokens) => new BudgetExceededError(`the working set needs ${tokens} tokens but ${effective} are effective: raise budget.effective`),
+      })
+    : { text: '', tokens: 0 };
+  for (const path of dropped) excluded.push({ path, reason: 'over budget once the whole context was counted' });
+  const context = fitted.text;
+  const rendered = fitted.tokens;
 
   const rank = new Map(files.map((file, index) => [file.path, index]));
   excluded.sort((a, b) => (rank.get(a.path) ?? 0) - (rank.get(b.path) ?? 0));
-  return { context, report: buildReport(manifest, tokenizer, rendered, blocks.map((b) => b.included), excluded, warnings) };
+  return { context, report: buildReport(manifest, tokenizer, rendered, kept().map((b) => b.included), excluded, warnings) };
 }
 
 function effectiveRole(file: WorkingSetFile, manifest: WorkingSet, warnings: string[]): { role: WorkingSetRole; strategy: TruncateStrategy } {
@@ -172,16 +184,16 @@ function effectiveRole(file: WorkingSetFile, manifest: WorkingSet, warnings: str
 }
 
 function render(
-  format: WorkingSetFormat,
-  fields: BootHeaderFields,
+  format: OutputFormat,
+  fields: WorkingSetHeader,
   blocks: Array<{ block: string; included: IncludedFile }>,
-  constitution: BootHeaderFields['constitution'],
+  constitution: WorkingSetHeader['constitution'],
 ): string {
   // The header names the constitution only when that file made it into the context.
   const isIncluded = constitution !== undefined && blocks.some((b) => b.included.path === constitution.path);
   const { constitution: _dropped, ...rest } = fields;
-  const header = format.header(isIncluded ? fields : rest);
-  return renderDocument(format, header, blocks.map((b) => b.block));
+  const shape = format.workingSet;
+  return shape.document(shape.header(isIncluded ? fields : rest), blocks.map((b) => b.block));
 }
 
 function buildReport(
@@ -202,7 +214,7 @@ function buildReport(
     all.push(`system files take ${systemTokens} tokens, above the ${SYSTEM_TOKENS_GUIDELINE} of spec 001's guideline: keep the constitution small, it is always included`);
   }
   for (const file of included) {
-    if (file.original_tokens > 0 && file.tokens < file.original_tokens * SIGNIFICANT_CUT) {
+    if (isSignificantCut(file.tokens, file.original_tokens)) {
       all.push(`${file.path}: cut significantly (${file.tokens} of ${file.original_tokens} tokens kept, ${file.truncated ? 'truncated' : `level ${file.level}`})`);
     }
   }

@@ -1,13 +1,10 @@
-import type { LevelContent } from '../../types.js';
+import type { Level, LevelContent } from '../../types.js';
 import type { Tokenizer } from '../../tokenize/tokenizer.js';
-import type { RenderBlock, WorkingSetFormat } from './formats.js';
+import type { OutputFormat } from '../../assemble/formats/index.js';
+import { cutToFit, type TruncatePort } from '../../allocate/cut-to-fit.js';
 import type { TruncateStrategy, WorkingSetRole } from './schema.js';
 
-/** Spec 001 section 4 truncation, as implemented in src/tokenize/truncate.ts. */
-export type TruncatePort = (
-  text: string,
-  options: { budget: number; strategy: TruncateStrategy; tokenizer: Tokenizer; maxLines?: number },
-) => { text: string; tokens: number; originalTokens: number; truncated: boolean } | null;
+export type { TruncatePort };
 
 /**
  * Lower fidelity levels of one file (detailed, summary, ...) from the summarizer. Optional:
@@ -30,11 +27,11 @@ export interface FitRequest {
 }
 
 export type FitResult =
-  | { kind: 'fit'; block: string; cost: number; contentTokens: number; level: RenderBlock['level']; truncated: boolean }
+  | { kind: 'fit'; block: string; cost: number; contentTokens: number; level: Level; truncated: boolean }
   | { kind: 'none'; reason: string };
 
 export interface FitDeps {
-  format: WorkingSetFormat;
+  format: OutputFormat;
   tokenizer: Tokenizer;
   truncate: TruncatePort;
   levels?: LevelsPort;
@@ -42,8 +39,6 @@ export interface FitDeps {
 
 /** Fallback levels, best first: a summary of a code file beats an arbitrary cut of it. */
 const FALLBACK_LEVELS = ['detailed', 'summary'] as const;
-/** Re-tries when wrapping or escaping a truncated text made it cost more than planned. */
-const MAX_SHRINK_ATTEMPTS = 4;
 
 /**
  * Fit one file into `remaining` tokens: whole; else (context files cut at start/end/middle
@@ -51,10 +46,11 @@ const MAX_SHRINK_ATTEMPTS = 4;
  * or nothing. Costs are exact counts of the rendered block plus its separator.
  */
 export async function fitFile(request: FitRequest, deps: FitDeps): Promise<FitResult> {
-  const { format, tokenizer } = deps;
-  const price = (content: string, level: RenderBlock['level'], truncated: boolean) => {
-    const block = format.block({ path: request.path, role: request.role, content, level, truncated });
-    return { block, cost: tokenizer.count(format.separator + block) };
+  const { tokenizer } = deps;
+  const shape = deps.format.workingSet;
+  const price = (content: string, level: Level, truncated: boolean) => {
+    const block = shape.block({ path: request.path, role: request.role, content, level, truncated });
+    return { block, cost: tokenizer.count(shape.separator + block) };
   };
   const whole = price(request.content, 'full', request.cutByMaxLines);
   if (whole.cost <= request.remaining) {
@@ -79,16 +75,16 @@ export async function fitFile(request: FitRequest, deps: FitDeps): Promise<FitRe
       }
     }
   }
-  let budget = request.remaining - wrapperCost;
-  for (let attempt = 0; attempt < MAX_SHRINK_ATTEMPTS && budget > 0; attempt += 1) {
-    const cut = deps.truncate(request.content, { budget, strategy: request.strategy, tokenizer });
-    if (!cut || cut.text.length === 0) break;
-    const priced = price(cut.text, 'full', true);
-    if (priced.cost <= request.remaining) {
-      return { kind: 'fit', ...priced, contentTokens: tokenizer.count(cut.text), level: 'full', truncated: true };
-    }
-    budget -= Math.max(1, priced.cost - request.remaining);
-  }
+  const cut = cutToFit({
+    content: request.content,
+    strategy: request.strategy,
+    tokenizer,
+    remaining: request.remaining,
+    contentBudget: request.remaining - wrapperCost,
+    truncate: deps.truncate,
+    price: ({ text }) => ({ ...price(text, 'full', true), text }),
+  });
+  if (cut) return { kind: 'fit', block: cut.block, cost: cut.cost, contentTokens: tokenizer.count(cut.text), level: 'full', truncated: true };
   return {
     kind: 'none',
     reason: `over budget: needs ${whole.cost} tokens, ${request.remaining} remain, and no ${request.strategy}-truncation fits`,
