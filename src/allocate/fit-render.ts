@@ -86,9 +86,9 @@ export interface Repairable {
   choice: number;
 }
 
-export interface FitWholeInput {
-  /** Renders the current state; `tokens` is the whole text counted by the run's tokenizer. */
-  render: () => { text: string; tokens: number };
+export interface FitWholeInput<R extends { tokens: number } = { text: string; tokens: number }> {
+  /** Renders the current state; `tokens` is the whole rendering counted by the run's tokenizer. */
+  render: () => R;
   available: number;
   /** Makes room for about `excess` tokens (by block costs); false when nothing is left to give way. */
   giveWay: (excess: number) => boolean;
@@ -103,11 +103,25 @@ export interface FitWholeInput {
  * order) and render again. Block costs only estimate the whole: BPE merges across boundaries
  * and a header that counts itself can tip a sum that fits over the budget.
  */
-export function fitWhole(input: FitWholeInput): { text: string; tokens: number } {
+export function fitWhole<R extends { tokens: number }>(input: FitWholeInput<R>): R {
   for (;;) {
     const rendered = input.render();
     if (rendered.tokens <= input.available) return rendered;
     if (input.failFast === true || !input.giveWay(rendered.tokens - input.available)) throw input.overBudget(rendered.tokens);
+  }
+}
+
+/**
+ * fitWhole for a front end whose rendering or giving way waits on I/O (the conversation
+ * builder folds what leaves its window into a summary, maybe by an LLM); the same loop.
+ */
+export async function fitWholeAsync<R extends { tokens: number }>(
+  input: Omit<FitWholeInput<R>, 'render' | 'giveWay'> & { render: () => R | Promise<R>; giveWay: (excess: number) => Promise<boolean> },
+): Promise<R> {
+  for (;;) {
+    const rendered = await input.render();
+    if (rendered.tokens <= input.available) return rendered;
+    if (input.failFast === true || !(await input.giveWay(rendered.tokens - input.available))) throw input.overBudget(rendered.tokens);
   }
 }
 

@@ -1,6 +1,7 @@
 import { BudgetExceededError } from '../errors.js';
+import { fitWholeAsync } from '../allocate/fit-render.js';
 import type { Tokenizer } from '../tokenize/tokenizer.js';
-import { truncateWithStrategy } from '../tokenize/truncate.js';
+import { cutToFit } from '../allocate/cut-to-fit.js';
 import { escapeAttribute, neutraliseTags } from '../assemble/formats/escape.js';
 import { formatCount } from '../util/format.js';
 import { getConversationFormat, type ConversationFormatName, type ConversationParts } from './formats/index.js';
@@ -24,7 +25,8 @@ import { DEFAULT_MAX_MESSAGES, recentWindowStart } from './window.js';
  * 4. messages capped (tool output normalised, pointer to the stored full text);
  * 5. the recent window chosen newest-first under the token and message-count bounds;
  * 6. what left the window folded into the rolling summary, resuming from the session record;
- * 7. the payload rendered and counted whole; while over, the oldest group leaves the window.
+ * 7. the payload rendered and counted whole by the engine's guarantee loop (fitWholeAsync); while
+ *    over, the oldest group leaves the window.
  */
 export interface BuildConversationOptions {
   maxTokens: number;
@@ -174,26 +176,33 @@ export async function buildConversation(session: Session, options: BuildConversa
     ...(s > 0 && summary !== '' ? { summary: { text: summary, covers: groups.slice(0, s).reduce((n, g) => n + g.length, 0) } } : {}),
     window: shown.slice(s).flat(),
   });
-  let parts = partsAt(start);
-  let tokens = count(parts);
-  while (tokens > maxTokens) {
-    if (start < shown.length) {
-      start++;
-      await fold(start - 1, start);
-    } else if (base.context) {
-      delete base.context;
-      warnings.push('retrieved context left out: the budget holds only the system prompt and the summary');
-    } else if (summary !== '') {
-      summary = '';
-      warnings.push('session summary left out: the budget holds only the system prompt');
-    } else if (base.directive) {
-      delete base.directive;
-    } else {
-      throw new BudgetExceededError(`the conversation needs ${formatCount(tokens)} tokens but --max-tokens is ${formatCount(maxTokens)}: raise --max-tokens`);
-    }
-    parts = partsAt(start);
-    tokens = count(parts);
-  }
+  // The engine's guarantee: counted whole; the oldest window group gives way first (folded into
+  // the summary), then the retrieved context, the summary, the directive (spec 002).
+  const { parts, tokens } = await fitWholeAsync({
+    render: () => {
+      const rendering = partsAt(start);
+      return { parts: rendering, tokens: count(rendering) };
+    },
+    available: maxTokens,
+    giveWay: async () => {
+      if (start < shown.length) {
+        start++;
+        await fold(start - 1, start);
+      } else if (base.context) {
+        delete base.context;
+        warnings.push('retrieved context left out: the budget holds only the system prompt and the summary');
+      } else if (summary !== '') {
+        summary = '';
+        warnings.push('session summary left out: the budget holds only the system prompt');
+      } else if (base.directive) {
+        delete base.directive;
+      } else {
+        return false;
+      }
+      return true;
+    },
+    overBudget: (needed) => new BudgetExceededError(`the conversation needs ${formatCount(needed)} tokens but --max-tokens is ${formatCount(maxTokens)}: raise --max-tokens`),
+  });
 
   for (const m of parts.window) {
     const pointer = pointers.get(m.index);
@@ -309,13 +318,19 @@ function fitContext(files: RetrievedFile[], room: number, tokenizer: Tokenizer):
       used += cost;
       continue;
     }
-    const left = room - used - tokenizer.count(open + close) - 1;
-    if (left >= MIN_CONTEXT_SLICE_TOKENS) {
-      const cut = truncateWithStrategy(body, { budget: left, strategy: 'middle', tokenizer });
-      if (cut) {
-        blocks.push(open + cut.text + close);
-        truncated++;
-      }
+    // The engine's one truncation choice: cut, price the block, cut again while it is over.
+    const cut = cutToFit({
+      content: body,
+      strategy: 'middle',
+      tokenizer,
+      remaining: room - used,
+      contentBudget: room - used - tokenizer.count(open + close) - 1,
+      minContentTokens: MIN_CONTEXT_SLICE_TOKENS,
+      price: ({ text }) => ({ block: open + text + close, cost: tokenizer.count(open + text + close) + 1 }),
+    });
+    if (cut) {
+      blocks.push(cut.block);
+      truncated++;
     }
     break;
   }
