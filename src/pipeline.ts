@@ -24,6 +24,7 @@ import { silentReporter } from './util/reporter.js';
 import { buildTaskFacts, requireTask, type TaskFacts } from './scoring/task-facts.js';
 import { assignTiers, tieredPaths, type Tiering } from './allocate/tiers.js';
 import { ensureOwnDirs } from './cache/own-dirs.js';
+import { runBootFacts } from './assemble/run-boot-facts.js';
 
 /** Ports and stages of one run. Tests override any of them. */
 export interface PipelineDeps {
@@ -52,6 +53,10 @@ export interface PipelineOptions {
   plan?: BudgetPlan;
   /** The environment of the caller (the CLI passes process.env); the library reads no other. */
   env?: RuntimeEnv;
+  /** The run (session) id, e.g. one an orchestrator shares with handoff-context and assemble runs; `deps.newRunId()` when absent. */
+  runId?: string;
+  /** Where the caller writes the context (a path or `stdout`), for the boot header's Output sink row. */
+  outputSink?: string;
 }
 
 export interface PipelineResult {
@@ -138,6 +143,7 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
     ...(options.env ? { env: options.env } : {}),
   };
   const plan = options.plan ?? planBudget(config);
+  const runId = options.runId ?? deps.newRunId();
 
   await deps.ensureOwnDirs(root, config);
   const { collected, scoring: scored, tiering } = await scoreTask({ task, root }, ctx, deps, time);
@@ -148,14 +154,24 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   );
   const allocation = await time('allocate', () =>
     deps.allocate(
-      { task, root, scored: scored.files, tiering, levels, history: options.history ?? [], plan, format: options.format ?? 'xml' },
+      {
+        task,
+        root,
+        scored: scored.files,
+        tiering,
+        levels,
+        history: options.history ?? [],
+        plan,
+        format: options.format ?? 'xml',
+        boot: runBootFacts({ root, config, runId, ...(options.outputSink !== undefined ? { outputSink: options.outputSink } : {}) }),
+      },
       ctx,
     ),
   );
   timings.total = Math.round((performance.now() - startedPerf) * 10) / 10;
 
   const record = buildRecord({
-    runId: deps.newRunId(),
+    runId,
     timestampMs: startedAt,
     task,
     root,

@@ -12,6 +12,7 @@ import type {
 import type { ScoringMethod } from './config/schema.js';
 import type { TaskFacts } from './scoring/task-facts.js';
 import type { Tiering } from './allocate/tiers.js';
+import type { BootFacts } from './assemble/boot-header.js';
 
 /**
  * The contracts between the stages of the pipeline:
@@ -103,6 +104,8 @@ export interface AllocateInput {
   history: HistoryMessage[];
   plan: BudgetPlan;
   format: RenderFormat;
+  /** Boot header rows beyond the budget (spec 001: constitution, session, output sink, cache hints). */
+  boot?: BootFacts;
 }
 
 export interface AllocateResult {

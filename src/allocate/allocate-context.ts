@@ -69,7 +69,7 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
 
   const candidateCount = FILE_TIERS.reduce((n, t) => n + candidates[t].length, 0);
   const worst = worstCaseHeader(
-    { root: input.root, task: input.task, available: plan.available },
+    { root: input.root, task: input.task, available: plan.available, ...(input.boot ? { boot: input.boot } : {}) },
     { files: { primary: candidateCount, supporting: candidateCount, reference: candidateCount, history: 0 }, messages: input.history.length, excluded: excluded.length + candidateCount },
   );
   const reserve = tokenizer.count(renderHeader(worst, format)) + structureCost(format, tokenizer);
@@ -152,7 +152,7 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
       FILE_TIERS.map((t) => [t, outcomes[t].candidates.map((candidate, i) => ({ candidate, choice: outcomes[t].choice[i]! }))]),
     ) as Record<FileTier, Placement[]>,
     history: historyItems,
-    header: { root: input.root, task: input.task, available: plan.available, excludedBefore: excluded.length },
+    header: { root: input.root, task: input.task, available: plan.available, excludedBefore: excluded.length, ...(input.boot ? { boot: input.boot } : {}) },
     headerMode,
     format,
     tokenizer,

@@ -22,7 +22,7 @@ export type HeaderMode = 'full' | 'minimal' | 'none';
 export interface FitInput {
   placements: Record<FileTier, Placement[]>;
   history: HistoryItem[];
-  header: Pick<BootHeader, 'root' | 'task' | 'available'> & { excludedBefore: number };
+  header: Pick<BootHeader, 'root' | 'task' | 'available' | 'boot'> & { excludedBefore: number };
   headerMode: HeaderMode;
   format: RenderFormat;
   tokenizer: Tokenizer;
@@ -160,6 +160,7 @@ function renderOnce(
     included,
     historyMessages: history.length,
     excluded: input.header.excludedBefore + dropped,
+    ...(input.header.boot ? { boot: input.header.boot } : {}),
   });
   // Settle the header's `used` figure on the cheap estimate first, then on exact whole counts.
   const bodyTokens = tokenizer.count(body);

@@ -18,6 +18,23 @@ export interface BootHeader {
   historyMessages: number;
   /** Files excluded by relevance or budget (the record lists them). */
   excluded: number;
+  /** Spec 001's orientation lines beyond the budget; each is printed only when known. */
+  boot?: BootFacts;
+}
+
+/**
+ * The rows of spec 001 section 7 that are facts of the run rather than of the budget. A front
+ * end fills what it knows; a row it does not know is left out rather than invented.
+ */
+export interface BootFacts {
+  /** The rules the context was built under: a file or name, its version and a checksum. */
+  constitution?: { path: string; version?: string; checksum: string };
+  /** The run id: the record, the JSONL logs and `aiwg context-report --session` use it. */
+  session?: string;
+  /** Where this context is written: a path, or `stdout`. */
+  outputSink?: string;
+  /** The content-addressed caches a follow-up run or another agent can reuse, as display paths. */
+  cacheHints?: string[];
 }
 
 /**
@@ -46,6 +63,7 @@ export function headerLines(header: BootHeader): string[] {
   tiers.push(`history ${header.historyMessages} message${header.historyMessages === 1 ? '' : 's'}`);
   return [
     `Root: ${header.root}`,
+    ...bootFactLines(header.boot ?? {}).map(([key, value]) => `${key}: ${value}`),
     `Task: ${headerTask(header.task)}`,
     `Budget: ${header.available} tokens available, ${header.used} used`,
     `Included: ${tiers.join('; ')}`,
@@ -60,9 +78,33 @@ export function workingSetHeaderLines(fields: WorkingSetHeader): Array<[string, 
     ['Working set', `${fields.workingSet} (${fields.protocol})`],
     ['Budget', `${fields.effective} tokens effective (max ${fields.maxTokens}, reserved for response ${fields.reserved}, tokenizer ${fields.tokenizer})`],
   ];
-  if (fields.constitution) lines.push(['Constitution', `${fields.constitution.path} (checksum: ${fields.constitution.checksum})`]);
+  if (fields.constitution) lines.push(...bootFactLines({ constitution: fields.constitution }));
   lines.push(['Tool contract', 'all working-set updates require `why` (aiwg working-set add|remove|priority <path> --why "...")']);
   return lines;
+}
+
+/** Spec 001's rows in its order (Constitution, Session, Output sink, Cache hints), only those known. */
+export function bootFactLines(boot: BootFacts): Array<[string, string]> {
+  const lines: Array<[string, string]> = [];
+  const { constitution } = boot;
+  if (constitution) {
+    const version = constitution.version === undefined ? '' : `v${constitution.version}, `;
+    lines.push(['Constitution', `${constitution.path} (${version}checksum: ${constitution.checksum})`]);
+  }
+  if (boot.session !== undefined) lines.push(['Session', boot.session]);
+  if (boot.outputSink !== undefined) lines.push(['Output sink', boot.outputSink]);
+  if (boot.cacheHints !== undefined && boot.cacheHints.length > 0) lines.push(['Cache hints', boot.cacheHints.join(', ')]);
+  return lines;
+}
+
+/** The same rows as JSON fields (snake_case, like the record), for the json format's `boot` object. */
+export function bootFactFields(boot: BootFacts): Record<string, unknown> {
+  return {
+    ...(boot.constitution ? { constitution: boot.constitution } : {}),
+    ...(boot.session !== undefined ? { session: boot.session } : {}),
+    ...(boot.outputSink !== undefined ? { output_sink: boot.outputSink } : {}),
+    ...(boot.cacheHints !== undefined && boot.cacheHints.length > 0 ? { cache_hints: boot.cacheHints } : {}),
+  };
 }
 
 /** The task on one line, capped at MAX_HEADER_TASK_CHARS. */

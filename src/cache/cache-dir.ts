@@ -29,6 +29,11 @@ export function resolveBudgetLogPath(root: string): string {
   return join(root, '.aiwg', 'rag', 'context-budget-log.jsonl');
 }
 
+/** The event log of working-set updates and `assembled` runs: `<root>/.aiwg/rag/working-set-events.jsonl`. */
+export function resolveWorkingSetEventsPath(root: string): string {
+  return join(root, '.aiwg', 'rag', 'working-set-events.jsonl');
+}
+
 /** Token counts of whole files, keyed by content hash and tokenizer: `<cache dir>/tokens`. */
 export function resolveTokenCacheDir(root: string, config: Config): string {
   return join(resolveCacheDir(root, config), 'tokens');

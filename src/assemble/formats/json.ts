@@ -1,5 +1,5 @@
 import type { OutputFormat } from './format.js';
-import { headerTask, minimalHeaderLine, workingSetHeaderLines } from '../boot-header.js';
+import { bootFactFields, headerTask, minimalHeaderLine, workingSetHeaderLines } from '../boot-header.js';
 
 /**
  * JSON: one document `{"boot": {...}, "tiers": {"primary": [...], ...}}`, one block per line.
@@ -16,6 +16,7 @@ export const jsonFormat: OutputFormat = {
   header: (header) =>
     `{"boot":${JSON.stringify({
       root: header.root,
+      ...bootFactFields(header.boot ?? {}),
       task: headerTask(header.task),
       budget: { available: header.available, used: header.used },
       included: { ...header.included, history: header.historyMessages },

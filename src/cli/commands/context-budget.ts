@@ -14,6 +14,8 @@ import { loadCommandConfig } from '../command-config.js';
 import { resolveFromCwd } from '../resolve-root.js';
 import { budgetFlags, BUDGET_FLAG_HELP, BUDGET_FLAG_OPTIONS, parseFormat } from '../budget-flags.js';
 import type { HistoryMessage } from '../../stages.js';
+import { displayPath } from '../../util/display-path.js';
+import { RUN_ID_HELP, runIdFlag } from '../run-id-flag.js';
 
 /** `--output -`: the context on stdout instead of a file (the Unix convention). */
 const STDOUT_PATH = '-';
@@ -32,6 +34,7 @@ export const contextBudgetCommand: Command = {
     history: { type: 'string' },
     'show-allocation': { type: 'boolean' },
     verbose: { type: 'boolean' },
+    'run-id': { type: 'string' },
   },
   help: {
     ...BUDGET_FLAG_HELP,
@@ -42,6 +45,7 @@ export const contextBudgetCommand: Command = {
     '--history FILE': 'conversation history (JSON, JSONL or text) for the history tier',
     '--show-allocation': 'also list every excluded file with its reason',
     '--verbose': 'debug logs on stderr',
+    '--run-id ID': RUN_ID_HELP,
   },
   async run({ values, positionals }, io) {
     const task = requireTask(positionals.join(' '), CONTEXT_BUDGET_TASK);
@@ -56,13 +60,27 @@ export const contextBudgetCommand: Command = {
 
     // The human report lists the record's warnings; with --json they would be seen nowhere else.
     if (values.json === true) for (const warning of warnings) reporter.warn(warning);
-    const result = await runContextBudget({ task, root, config, history, format, reporter, warnings, env: io.env });
+    const runId = runIdFlag(values['run-id']);
+    const outputPath = typeof values.output === 'string' && !toStdout ? resolveFromCwd(values.output, io.cwd) : undefined;
+    const outputSink = toStdout ? 'stdout' : outputPath !== undefined ? displayPath(root, outputPath) : undefined;
+    const result = await runContextBudget({
+      task,
+      root,
+      config,
+      history,
+      format,
+      reporter,
+      warnings,
+      env: io.env,
+      ...(runId !== undefined ? { runId } : {}),
+      ...(outputSink !== undefined ? { outputSink } : {}),
+    });
     const { record } = result;
 
     // Nothing partial on disk: the record is validated and the output staged (every write check
     // done) before anything becomes visible; the output appears only once the record is written.
     validateRecord(record);
-    const output = typeof values.output === 'string' && !toStdout ? await stageFileAtomic(resolveFromCwd(values.output, io.cwd), result.rendered, '--output') : undefined;
+    const output = outputPath !== undefined ? await stageFileAtomic(outputPath, result.rendered, '--output') : undefined;
     try {
       if (values['no-record'] !== true) await writeRecord(record, { root });
     } catch (error) {

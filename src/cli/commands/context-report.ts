@@ -6,6 +6,8 @@ import { readRecords, type ReadRecordsOptions } from '../../record/read-records.
 import { buildReport } from '../../record/report.js';
 import { renderReport } from '../../record/render-report.js';
 import { renderHtmlReport } from '../../record/render-html.js';
+import { readSession } from '../../record/session.js';
+import { renderSession } from '../../record/render-session.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { resolveFromCwd } from '../resolve-root.js';
 
@@ -28,7 +30,7 @@ export const contextReportCommand: Command = {
     '--root DIR': 'repository whose .aiwg/rag/budget-records/ to read (default: current directory)',
     '--last N': 'only the newest N runs',
     '--since DATE': 'only runs at or after DATE (ISO 8601, e.g. 2026-01-15 or 2026-01-15T12:00:00Z, or 12h, 7d, 2w ago)',
-    '--session RUN_ID': 'only the run with this id (a unique prefix is enough)',
+    '--session RUN_ID': 'one session: every context-budget, assemble and handoff-context run logged under this run id (a prefix is enough; see --run-id), with the files each gave the agent',
     '--json': 'print the report as one JSON object on stdout',
     '--html FILE': 'write one self-contained HTML page (no network): budget bars by tier and level, factor scores and why each level, utilization over time',
   },
@@ -42,9 +44,10 @@ export const contextReportCommand: Command = {
       options.session = values.session.trim();
     }
     const { records, skipped } = await readRecords(root, options);
-    for (const s of skipped) io.stderr(`warning: skipped ${s.path}: ${s.reason}\n`);
-    if (options.session !== undefined && records.length === 0) {
-      throw new UsageError(`--session ${options.session}: no recorded run has this id; run "aiwg context-report" to list the runs`);
+    const session = options.session !== undefined ? await readSession(root, options.session) : undefined;
+    for (const s of session?.skipped ?? skipped) io.stderr(`warning: skipped ${s.path}: ${s.reason}\n`);
+    if (session !== undefined && session.runs.length === 0) {
+      throw new UsageError(`--session ${options.session}: no recorded run has this id (no budget record, assemble or handoff-context log line); run "aiwg context-report" to list the runs`);
     }
     const report = buildReport(records);
     if (typeof values.html === 'string') {
@@ -54,7 +57,8 @@ export const contextReportCommand: Command = {
       io.stdout(`wrote ${path} (${report.summary.runs} run${report.summary.runs === 1 ? '' : 's'})\n`);
       return 0;
     }
-    if (values.json === true) io.stdout(`${JSON.stringify({ ...report, skipped })}\n`);
+    if (values.json === true) io.stdout(`${JSON.stringify({ ...report, skipped, ...(session ? { session: { id: session.session, runs: session.runs } } : {}) })}\n`);
+    else if (session !== undefined) io.stdout(renderSession(session));
     else io.stdout(renderReport(report, { recordsDir: resolveRecordsDir(root) }));
     return 0;
   },

@@ -21,6 +21,8 @@ export interface PhaseContextOptions {
   log: boolean;
   /** The tokenizer of `config.tokenizer`, when the caller holds one already. */
   tokenizer?: Tokenizer;
+  /** The run (session) id of the log line, so one session's phases group together; a new UUID when absent. */
+  runId?: string;
 }
 
 export interface PhaseContext {
@@ -44,7 +46,7 @@ export async function buildPhaseContext(options: PhaseContextOptions): Promise<P
   const handoffs = await readPriorHandoffs(dir, phase, { root });
   const result = await buildHandoffContext(handoffs, manifest, {
     tokenizer: options.tokenizer ?? (await createTokenizer(config.tokenizer)),
-    runId: randomUUID(),
+    runId: options.runId ?? randomUUID(),
     now: () => Date.now(),
     keepSecrets: config.collect.include_secrets,
     ...(options.log ? { log: (line) => appendBudgetLog(root, line) } : {}),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config/schema.js';
 import type { RenderFormat } from '../../stages.js';
 import type { Reporter, RunContext, RuntimeEnv } from '../../types.js';
@@ -25,6 +26,8 @@ export interface AssembleFileOptions {
   nowMs?: number;
   /** The caller's environment (RunContext.env: the summarizer's LLM key). */
   env?: RuntimeEnv;
+  /** The run (session) id logged with the event; a new UUID when absent. */
+  runId?: string;
 }
 
 /**
@@ -47,6 +50,6 @@ export async function assembleWorkingSetFile(options: AssembleFileOptions): Prom
       ...(useLevels ? { levels: createLevelsPort({ root, config, ctx: runContext }) } : {}),
     },
   );
-  if (options.log) await createJsonlAppender(resolveWorkingSetEventsPath(root), { root })(assemblyEvent(result.report, manifestPath, runContext.nowMs));
+  if (options.log) await createJsonlAppender(resolveWorkingSetEventsPath(root), { root })(assemblyEvent(result.report, manifestPath, runContext.nowMs, options.runId ?? randomUUID()));
   return { ...result, manifestPath };
 }

@@ -1,3 +1,4 @@
+import { displayPath } from '../../util/display-path.js';
 import { access } from 'node:fs/promises';
 import { MAX_INPUT_FILE_BYTES, readRegularFile } from '../../security/read-guard.js';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -15,10 +16,7 @@ import { applyWorkingSetUpdate, type WorkingSetActor, type WorkingSetEvent, type
 /** Default manifest locations under the root, first existing wins. */
 export const DEFAULT_WORKING_SET_PATHS = ['working-set.yml', join('.aiwg', 'working-set.yml')] as const;
 
-/** The event log of working-set updates: `<root>/.aiwg/rag/working-set-events.jsonl`. */
-export function resolveWorkingSetEventsPath(root: string): string {
-  return join(root, '.aiwg', 'rag', 'working-set-events.jsonl');
-}
+export { resolveWorkingSetEventsPath } from '../../cache/cache-dir.js';
 
 /** The manifest path: `given` (absolute or relative to `cwd`), else the first default that exists. */
 export async function resolveWorkingSetPath(root: string, given: string | undefined, cwd: string): Promise<string> {
@@ -34,8 +32,7 @@ export async function resolveWorkingSetPath(root: string, given: string | undefi
 
 /** How the manifest is named in headers and events: root-relative when inside the root. */
 export function displayManifestPath(root: string, file: string): string {
-  const rel = relative(root, file);
-  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel) ? rel.split(sep).join('/') : file;
+  return displayPath(root, file);
 }
 
 /** The manifest's text through the read-path guard: a regular file under the size cap. */

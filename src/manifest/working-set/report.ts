@@ -8,6 +8,8 @@ import type { AssemblyReport } from './assemble.js';
 export interface AssemblyEvent {
   ts: string;
   action: 'assembled';
+  /** The run (session) id, shared with context-budget and handoff-context runs of one session (`--run-id`). */
+  run_id: string;
   manifest: string;
   tokenizer: string;
   effective: number;
@@ -16,10 +18,11 @@ export interface AssemblyEvent {
   excluded: Array<{ path: string; reason: string }>;
 }
 
-export function assemblyEvent(report: AssemblyReport, manifest: string, nowMs: number): AssemblyEvent {
+export function assemblyEvent(report: AssemblyReport, manifest: string, nowMs: number, runId: string): AssemblyEvent {
   return {
     ts: new Date(nowMs).toISOString(),
     action: 'assembled',
+    run_id: runId,
     manifest,
     tokenizer: report.tokenizer,
     effective: report.budget.effective,
