@@ -1,15 +1,13 @@
 import type { RenderFormat } from '../stages.js';
 import type { Tokenizer } from '../tokenize/tokenizer.js';
 import { getOutputFormat, type FileBlockInput } from './formats/index.js';
+import { isSafeStart, nextSafeSplit } from '../tokenize/safe-split.js';
 
 /**
  * The exact cost of a file block (block + separator) without re-tokenising the whole content.
  *
- * GPT-style BPE (o200k, cl100k) first splits text into pre-tokens with a regex and merges only
- * inside a pre-token. No pre-token pattern crosses a newline into a following printable ASCII
- * character other than `/` (o200k lets `[\r\n/]*` trail punctuation), and matching restarts
- * there, so at such a point count(A + B) = count(A) + count(B). With the content's own count
- * known (LevelContent.tokens), a block then costs
+ * At a safe BPE split point (src/tokenize/safe-split.ts) count(A + B) = count(A) + count(B).
+ * With the content's own count known (LevelContent.tokens), a block then costs
  *   count(prefix + head) + (tokens - count(head) - count(tail)) + count(tail + suffix)
  * where head ends at the first safe point and tail starts at the last: a few short counts
  * instead of the whole file. Without a safe point, or when the format transforms the content
@@ -44,7 +42,7 @@ function costWithShown(file: FileBlockInput, shown: number, format: RenderFormat
   // By the OutputFormat contract this is exactly f.fileBlock(input) (tested for every format).
   const block = parts.prefix + input.content + parts.suffix;
   const { content, tokens } = file;
-  const first = firstSafeSplit(content);
+  const first = nextSafeSplit(content);
   if (first < 0) return { block, cost: tokenizer.count(block + f.blockSeparator) };
   const last = lastSafeSplit(content);
   const head = content.slice(0, first);
@@ -53,22 +51,7 @@ function costWithShown(file: FileBlockInput, shown: number, format: RenderFormat
   return { block, cost: tokenizer.count(parts.prefix + head) + middle + tokenizer.count(tail + parts.suffix + f.blockSeparator) };
 }
 
-/** A character that always starts a new pre-token after a newline: printable ASCII but `/`. */
-function isSafeStart(code: number): boolean {
-  return code > 0x20 && code < 0x7f && code !== 0x2f;
-}
-
-/** First index i > 0 with content[i - 1] = '\n' and content[i] a safe start, else -1. */
-function firstSafeSplit(content: string): number {
-  let i = content.indexOf('\n');
-  while (i >= 0 && i + 1 < content.length) {
-    if (isSafeStart(content.charCodeAt(i + 1))) return i + 1;
-    i = content.indexOf('\n', i + 1);
-  }
-  return -1;
-}
-
-/** Last such index (callers only use it when firstSafeSplit found one). */
+/** The last safe split point (src/tokenize/safe-split.ts); callers only use it when there is a first one. */
 function lastSafeSplit(content: string): number {
   let i = content.lastIndexOf('\n', content.length - 2);
   while (i >= 0) {

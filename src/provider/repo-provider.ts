@@ -6,7 +6,7 @@ import type { PipelineDeps } from '../pipeline.js';
 import { createRepoIndex } from '../repo-index/repo-index.js';
 import { createScoreStage } from '../scoring/score-files.js';
 import { defaultEmbedderFactory, type EmbedderFactory } from '../scoring/semantic-adapter.js';
-import { createTokenizer, type Tokenizer, type TokenizerId } from '../tokenize/tokenizer.js';
+import type { Tokenizer, TokenizerId } from '../tokenize/tokenizer.js';
 import type { Level, ScoringMethod } from '../config/schema.js';
 import { createLevelsStage } from '../summarize/levels-stage.js';
 import { createSyntaxEngine } from '../summarize/syntax/engine.js';
@@ -71,16 +71,6 @@ export async function openRepoProvider(options: RepoProviderOptions): Promise<Re
     options.config !== undefined
       ? { config: options.config, warnings: options.configWarnings ?? [] }
       : await loadConfig({ root, env: options.env ?? {}, configFile: options.configFile });
-  const tokenizers = new Map<TokenizerId, Promise<Tokenizer>>();
-  const tokenizer = (id: TokenizerId = config.tokenizer): Promise<Tokenizer> => {
-    let made = tokenizers.get(id);
-    if (made === undefined) {
-      made = createTokenizer(id);
-      tokenizers.set(id, made);
-      made.catch(() => tokenizers.delete(id));
-    }
-    return made;
-  };
   // Stages built once: the levels stage holds the syntax engine and the in-memory cache layers,
   // the score stage a memoised embedder; a query's options reach them through ctx.config.
   // The collect stage is the warm repository index's (src/repo-index/): between queries only
@@ -93,11 +83,12 @@ export async function openRepoProvider(options: RepoProviderOptions): Promise<Re
     deps: {
       score: createScoreStage({ root, config }, { embedderFactory: memoiseEmbedders(defaultEmbedderFactory) }),
       levels: createLevelsStage({ root, config }, { syntax }),
-      createTokenizer: tokenizer,
       ...overrides,
     },
   });
   const deps: PipelineDeps = collectOverride === undefined ? index.deps : { ...index.deps, collect: collectOverride };
+  // One tokenizer per id for the provider's lifetime: the index's (memoised, counts remembered).
+  const tokenizer = (id: TokenizerId = config.tokenizer): Promise<Tokenizer> => index.deps.createTokenizer(id);
   const modes = options.modes ?? CONTEXT_MODES;
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;

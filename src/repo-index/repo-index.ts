@@ -8,7 +8,7 @@ import { resolveCacheDir } from '../cache/cache-dir.js';
 import { createCollectStage } from '../collect/collect-files.js';
 import { factStorePath, openFactStore, type FactStore } from '../facts/fact-store.js';
 import { defaultDeps, runContextBudget, type PipelineDeps, type PipelineResult } from '../pipeline.js';
-import { createChars4Tokenizer } from '../tokenize/tokenizer.js';
+import { createChars4Tokenizer, memoiseTokenizers } from '../tokenize/tokenizer.js';
 import { silentReporter } from '../util/reporter.js';
 import { changedSince, takeSnapshot, type GitMetaPaths, type TreeSnapshot } from './tree-snapshot.js';
 
@@ -35,8 +35,8 @@ export interface RepoIndexQuery {
 /**
  * A warm index of one repository for a long-lived process (an MCP server, an agent loop's
  * provider): created once per root, queried per task. The fact store is loaded once and kept
- * in memory; the embedding model, the summary caches' LRU layers and the collected files
- * stay warm between queries. Each query first checks, by stat alone, whether any collected
+ * in memory; the embedding model, the summary caches' LRU layers, the tokenizer (with its
+ * remembered counts) and the collected files stay warm between queries. Each query first checks, by stat alone, whether any collected
  * file, directory or git's index/HEAD changed since the last one; if so it collects again
  * (reading only new or changed blobs), so an edit between queries is in the next answer,
  * which is the same record a cold run on that tree would give.
@@ -63,7 +63,9 @@ export function createRepoIndex(options: RepoIndexOptions): RepoIndex {
     return store;
   };
   const collect = warmCollect(createCollectStage({ factStore: storeFor }), now);
-  const deps: PipelineDeps = { ...defaultDeps(options.config, root), ...options.deps, collect };
+  // The tokenizer too stays warm: its table loads once, its remembered counts serve every query.
+  const createTokenizer = memoiseTokenizers(options.deps?.createTokenizer);
+  const deps: PipelineDeps = { ...defaultDeps(options.config, root), ...options.deps, createTokenizer, collect };
   return {
     root,
     deps,
