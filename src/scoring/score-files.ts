@@ -63,7 +63,7 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
       if (method !== 'keyword' && files.length > 0) embedder = await embedderFor(ctx);
       const cacheDir = resolveCacheDir(options.root, config);
       signals = defaultSignals({
-        semantic: embedder ? bindSemanticAlignment(embedder, { root: options.root, cacheDir }) : null,
+        semantic: embedder ? bindSemanticAlignment(embedder, { cacheDir }) : null,
         outcome,
         // the factory records why it returned no embedder; do not say it twice
         fallbackNoted: method !== 'keyword',

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { CandidateFile, Config, Embedder, Reporter, RunContext, RuntimeEnv } from '../types.js';
 
 /**
@@ -27,10 +26,14 @@ export const defaultEmbedderFactory: EmbedderFactory = async (config, options) =
   return createEmbedder(config, options);
 };
 
-/** Bind semantic alignment to an embedder; the ANN index lives under `<root>/.aiwg/rag/index/`. */
-export function bindSemanticAlignment(embedder: Embedder, options: { root: string; cacheDir: string }): SemanticAlignment {
+/**
+ * Bind semantic alignment to an embedder. Vectors and the ANN index live under the cache
+ * directory (`<cacheDir>/embeddings/`, `<cacheDir>/index/`): with `cache.dir` set, a new checkout
+ * or worktree of the repository reuses them instead of rebuilding the index.
+ */
+export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: string }): SemanticAlignment {
   return async (input, ctx) => {
     const { semanticAlignment } = await import('./semantic/semantic-alignment.js');
-    return semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir, indexDir: join(options.root, '.aiwg', 'rag', 'index') });
+    return semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir });
   };
 }

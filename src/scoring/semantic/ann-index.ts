@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { modelSlug } from './embedding-store.js';
 
 /**
- * An hnswlib-node index over chunk vectors, persisted in `indexDir` (`.aiwg/rag/index/`) and kept
+ * An hnswlib-node index over chunk vectors, persisted in `indexDir` (`<cache dir>/index/`) and kept
  * in step with the chunk set incrementally: new chunks are added, vanished ones marked deleted, and
  * the index is rebuilt when deletions pass REBUILD_DELETED_FRACTION or the model changes.
  *

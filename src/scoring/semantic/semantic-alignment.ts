@@ -9,7 +9,7 @@ export interface SemanticAlignmentDeps {
   embedder: Embedder;
   /** The shared cache directory (resolveCacheDir): embeddings go to `<cacheDir>/embeddings/`. */
   cacheDir: string;
-  /** Where the ANN index is kept; `<root>/.aiwg/rag/index` in production. Default `<cacheDir>/index`. */
+  /** Where the ANN index is kept; default (and production) `<cacheDir>/index`, beside the vectors. */
   indexDir?: string;
   /** Definitions extractor for chunking; default: the summarize area's tree-sitter one; null: lines only. */
   definitions?: DefinitionsExtractor | null;

@@ -8,6 +8,7 @@ import { captureReporter, testContext } from '../../helpers/fakes.js';
 import { createEmbedder } from '../../../src/scoring/semantic/embedder.js';
 import { embeddingStoreDir } from '../../../src/scoring/semantic/embedding-store.js';
 import { fileSimilarity, semanticAlignment } from '../../../src/scoring/semantic/semantic-alignment.js';
+import { bindSemanticAlignment } from '../../../src/scoring/semantic-adapter.js';
 import { buildTinyModel, configWith, TOPICS } from './tiny-model.js';
 
 function file(path: string, content: string): CandidateFile {
@@ -109,6 +110,20 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
     }
     expect(hits / (10 * tasks.length)).toBeGreaterThanOrEqual(0.95);
     expect(readdirSync(join(tmp.root, 'index')).some((n) => n.endsWith('.hnsw'))).toBe(true);
+  });
+
+  it('keeps the ANN index beside the vectors in the cache directory, where the next run (any checkout) finds it as it is', async () => {
+    const cacheDir = join(tmp.root, 'shared-cache');
+    const align = bindSemanticAlignment(embedder, { cacheDir });
+    const ctx = testContext({ config: configWith({ ann_min_chunks: 2 }) });
+    const first = await align({ task: 'add retry with backoff to the http client', files: corpus }, ctx);
+    expect(first.scores.size).toBe(corpus.length);
+    const index = readdirSync(join(cacheDir, 'index')).sort();
+    expect(index.filter((n) => n.endsWith('.hnsw'))).toHaveLength(1);
+    expect(index.some((n) => n.endsWith('.json'))).toBe(true);
+    // Same chunks, another task: the index is read, not rebuilt or rewritten.
+    await align({ task: 'load the yaml config', files: corpus }, ctx);
+    expect(readdirSync(join(cacheDir, 'index')).sort()).toEqual(index);
   });
 });
 
