@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -43,13 +44,19 @@ async function main(): Promise<void> {
   const client = new Client({ name: 'aiwg-mcp-bench', version: '1.0.0' });
   await client.connect(transport);
   const startMs = performance.now() - startedAt;
-  const query = async (): Promise<number> =>
-    timed(async () => {
+  const serverPid = transport.pid;
+  const cpuMs: Record<'first' | 'warm' | 'edited', number[]> = { first: [], warm: [], edited: [] };
+  const query = async (kind: keyof typeof cpuMs = 'warm'): Promise<number> => {
+    const cpuBefore = processCpuMs(serverPid);
+    const ms = await timed(async () => {
       const result = (await client.callTool({ name: 'context_budget', arguments: { task: TASK, budget: BUDGET, record: false } })) as CallToolResult;
       if (result.isError === true) throw new Error(JSON.stringify(result.content));
     });
+    cpuMs[kind].push(processCpuMs(serverPid) - cpuBefore);
+    return ms;
+  };
 
-  const first = await query();
+  const first = await query('first');
   const warm: number[] = [];
   for (let i = 0; i < WARM_CALLS; i++) warm.push(await query());
   const edited: number[] = [];
@@ -57,25 +64,38 @@ async function main(): Promise<void> {
   const target = join(repo.root, tracked.split('\n').find((p) => p.endsWith('.ts')) ?? tracked.split('\n')[0] ?? 'README.md');
   for (let i = 0; i < EDIT_CALLS; i++) {
     await appendFile(target, `\n// edited by mcp-bench ${Date.now()} ${i}\n`);
-    edited.push(await query());
+    edited.push(await query('edited'));
   }
   await client.close();
 
-  const row = (label: string, values: number[]) => `| ${label} | ${values.length} | ${median(values).toFixed(0)} | ${Math.min(...values).toFixed(0)} | ${Math.max(...values).toFixed(0)} |`;
+  const row = (label: string, values: number[], cpu?: number[]) =>
+    `| ${label} | ${values.length} | ${median(values).toFixed(0)} | ${Math.min(...values).toFixed(0)} | ${Math.max(...values).toFixed(0)} | ${cpu === undefined || cpu.length === 0 ? 'n/a' : median(cpu).toFixed(0)} |`;
   const out = [
     `## aiwg mcp: per-query latency (${cpus().length} CPUs, load ${loadavg()[0]?.toFixed(1)}; ${repo.files} files; keyword scoring; budget ${BUDGET})`,
     '',
-    '| query | n | median ms | min ms | max ms |',
-    '| --- | ---: | ---: | ---: | ---: |',
+    '| query | n | median ms | min ms | max ms | server CPU ms (user + sys, median) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
     row('CLI: fresh `aiwg context-budget --output -` process per query', cli),
-    row('MCP: first context_budget call of the server', [first]),
-    row('MCP: warm call, nothing changed', warm),
-    row('MCP: call right after a file was edited', edited),
+    row('MCP: first context_budget call of the server', [first], cpuMs.first),
+    row('MCP: warm call, nothing changed', warm, cpuMs.warm),
+    row('MCP: call right after a file was edited', edited, cpuMs.edited),
     '',
     `Server start to initialized: ${startMs.toFixed(0)} ms. The server answers on one long-lived process: config, tokenizer and cache layers stay loaded.`,
     '',
   ];
   process.stdout.write(`${out.join('\n')}\n`);
+}
+
+/** CPU time (user + sys) a process has used so far, ms, from /proc (Linux); NaN elsewhere. */
+function processCpuMs(pid: number | null): number {
+  if (pid === null) return Number.NaN;
+  try {
+    // Fields after the parenthesised command name: utime and stime are the 12th and 13th, in clock ticks (100 Hz).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {

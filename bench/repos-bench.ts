@@ -33,17 +33,25 @@ const TASKS = [
   'log a warning when the config file has an unknown key',
 ];
 
+/** Wall clock and CPU time (user + sys) of one measurement, seconds. */
+interface Timed {
+  seconds: number;
+  cpu: number;
+}
+
 interface RepoFigures {
   name: string;
   files: number;
-  cold: number;
+  cold: Timed;
   coldPeakMB: number;
-  warm: number;
-  warmRuns: number[];
-  checkout: number | null;
-  serverP50: number;
-  serverAfterEdit: number;
-  repomix: number | null;
+  warm: Timed;
+  /** Every warm run in order: the first one right after the cold run shows any first-warm-run anomaly. */
+  warmRuns: Timed[];
+  checkout: Timed | null;
+  /** Server mode: wall and CPU of this process per query. */
+  serverP50: Timed;
+  serverAfterEdit: Timed;
+  repomix: Timed | null;
   load: string;
 }
 
@@ -51,38 +59,52 @@ function load(): string {
   return loadavg().map((l) => l.toFixed(1)).join(' ');
 }
 
-/** One aiwg process: wall seconds and peak RSS (MB) from /usr/bin/time. */
-function aiwg(root: string, cacheDir: string, task: string): { seconds: number; peakMB: number } {
+/** One process under /usr/bin/time: wall seconds, CPU seconds (user + sys, children included) and peak RSS (MB). */
+function timedProcess(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv }): Timed & { peakMB: number; status: number | null; stderr: string } {
   const started = performance.now();
-  const run = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, BIN, 'context-budget', task, '--json', '--no-record'], {
+  const run = spawnSync('/usr/bin/time', ['-f', 'AIWG_BENCH_TIME %U %S %M', ...args], { ...options, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
+  const seconds = (performance.now() - started) / 1000;
+  const line = run.stderr.trim().split('\n').pop() ?? '';
+  const [, user, sys, peakKB] = line.split(' ').map(Number);
+  return { seconds, cpu: (user ?? 0) + (sys ?? 0), peakMB: Math.round((peakKB ?? 0) / 1024), status: run.status, stderr: run.stderr };
+}
+
+/** One aiwg process: wall and CPU seconds and peak RSS (MB). */
+function aiwg(root: string, cacheDir: string, task: string): Timed & { peakMB: number } {
+  const run = timedProcess([process.execPath, BIN, 'context-budget', task, '--json', '--no-record'], {
     cwd: root,
     env: { ...process.env, AIWG_CACHE_DIR: cacheDir },
-    encoding: 'utf8',
-    maxBuffer: 512 * 1024 * 1024,
   });
-  const seconds = (performance.now() - started) / 1000;
   if (run.status !== 0) throw new Error(`aiwg failed in ${root}: ${run.stderr.slice(-400)}`);
-  const peakKB = Number(run.stderr.trim().split('\n').pop());
-  return { seconds, peakMB: Math.round(peakKB / 1024) };
+  return { seconds: run.seconds, cpu: run.cpu, peakMB: run.peakMB };
 }
 
-function repomix(root: string): number | null {
+function repomix(root: string): Timed | null {
   if (!existsSync(REPOMIX)) return null;
   const out = join(mkdtempSync(join(tmpdir(), 'aiwg-repomix-')), 'out.xml');
-  let seconds = 0;
+  let last: Timed | null = null;
   for (let i = 0; i < 2; i++) {
-    const started = performance.now();
-    const run = spawnSync(process.execPath, [REPOMIX, root, '--output', out, '--quiet'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-    seconds = (performance.now() - started) / 1000;
+    const run = timedProcess([process.execPath, REPOMIX, root, '--output', out, '--quiet'], {});
     if (run.status !== 0) return null;
+    last = { seconds: run.seconds, cpu: run.cpu };
   }
   rmSync(dirname(out), { recursive: true, force: true });
-  return seconds;
+  return last;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)] as number;
+/** The median by wall clock (its CPU time alongside). */
+function median(values: Timed[]): Timed {
+  const sorted = [...values].sort((a, b) => a.seconds - b.seconds);
+  return sorted[Math.floor((sorted.length - 1) / 2)] as Timed;
+}
+
+/** Wall and CPU (this process: user + sys) of an in-process step. */
+async function timedHere(fn: () => Promise<unknown>): Promise<Timed> {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await fn();
+  const used = process.cpuUsage(cpu);
+  return { seconds: (performance.now() - started) / 1000, cpu: (used.user + used.system) / 1e6 };
 }
 
 async function benchRepo(root: string): Promise<RepoFigures> {
@@ -92,13 +114,13 @@ async function benchRepo(root: string): Promise<RepoFigures> {
   const startLoad = load();
   try {
     const cold = aiwg(root, cacheDir, TASKS[0] as string);
-    const warmRuns = Array.from({ length: WARM_RUNS }, () => aiwg(root, cacheDir, TASKS[0] as string).seconds);
+    const warmRuns: Timed[] = Array.from({ length: WARM_RUNS }, () => aiwg(root, cacheDir, TASKS[0] as string));
 
-    let checkout: number | null = null;
+    let checkout: Timed | null = null;
     const worktree = join(mkdtempSync(join(tmpdir(), `aiwg-bench-checkout-${name}-`)), name);
     try {
       execFileSync('git', ['worktree', 'add', '-q', '--detach', worktree, `HEAD~${CHECKOUT_BACK}`], { cwd: root, stdio: 'ignore' });
-      checkout = aiwg(worktree, cacheDir, TASKS[0] as string).seconds;
+      checkout = aiwg(worktree, cacheDir, TASKS[0] as string);
     } catch {
       checkout = null;
     } finally {
@@ -108,22 +130,16 @@ async function benchRepo(root: string): Promise<RepoFigures> {
 
     const index = createRepoIndex({ root, config: ConfigSchema.parse({ cache: { dir: cacheDir } }) });
     await index.query({ task: TASKS[0] as string });
-    const latencies: number[] = [];
-    for (const task of TASKS.slice(1)) {
-      const started = performance.now();
-      await index.query({ task });
-      latencies.push(performance.now() - started);
-    }
+    const latencies: Timed[] = [];
+    for (const task of TASKS.slice(1)) latencies.push(await timedHere(() => index.query({ task })));
     // one edit between queries: appended, measured, restored
     const edited = execFileSync('git', ['ls-files', '*.md'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean)[0] ?? 'README.md';
     const editedPath = join(root, edited);
     const original = readFileSync(editedPath);
-    let serverAfterEdit = 0;
+    let serverAfterEdit: Timed = { seconds: 0, cpu: 0 };
     try {
       appendFileSync(editedPath, '\nA note on sass imports in the dev server.\n');
-      const started = performance.now();
-      await index.query({ task: TASKS[0] as string });
-      serverAfterEdit = performance.now() - started;
+      serverAfterEdit = await timedHere(() => index.query({ task: TASKS[0] as string }));
     } finally {
       writeFileSync(editedPath, original);
     }
@@ -132,7 +148,7 @@ async function benchRepo(root: string): Promise<RepoFigures> {
     return {
       name,
       files,
-      cold: cold.seconds,
+      cold: { seconds: cold.seconds, cpu: cold.cpu },
       coldPeakMB: cold.peakMB,
       warm: median(warmRuns),
       warmRuns,
@@ -148,20 +164,24 @@ async function benchRepo(root: string): Promise<RepoFigures> {
 }
 
 function table(rows: RepoFigures[]): string {
-  const s = (n: number) => n.toFixed(2);
+  const s = (t: Timed) => `${t.seconds.toFixed(2)} (${t.cpu.toFixed(2)})`;
+  const ms = (t: Timed) => `${Math.round(t.seconds * 1000)} (${Math.round(t.cpu * 1000)})`;
   const lines = [
-    '| repository (tracked files) | cold s (files/s, peak MB) | warm s (median of 3) | new checkout s (x warm) | server p50 ms | server after 1-file edit ms | repomix s | repomix / warm | load average (1/5/15, start -> end) |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    'Each figure: wall clock (CPU time, user + sys, in brackets). The machine is shared, so CPU time is the steadier figure.',
+    '',
+    '| repository (tracked files) | cold s (files/s, peak MB) | warm s (median of 3) | warm runs in order, s | new checkout s (x warm) | server p50 ms | server after 1-file edit ms | repomix s | repomix / warm (wall, CPU) | load average (1/5/15, start -> end) |',
+    '| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |',
   ];
   for (const r of rows) {
+    const ratio = (a: Timed, b: Timed) => `${(a.seconds / b.seconds).toFixed(2)}x, ${(a.cpu / b.cpu).toFixed(2)}x`;
     lines.push(
-      `| ${r.name} (${r.files.toLocaleString('en-US')}) | ${s(r.cold)} (${Math.round(r.files / r.cold)}, ${r.coldPeakMB}) | ${s(r.warm)} | ${r.checkout === null ? 'n/a' : `${s(r.checkout)} (${(r.checkout / r.warm).toFixed(2)}x)`} | ${Math.round(r.serverP50)} | ${Math.round(r.serverAfterEdit)} | ${r.repomix === null ? 'n/a' : s(r.repomix)} | ${r.repomix === null ? 'n/a' : `${(r.repomix / r.warm).toFixed(2)}x`} | ${r.load} |`,
+      `| ${r.name} (${r.files.toLocaleString('en-US')}) | ${s(r.cold)} (${Math.round(r.files / r.cold.seconds)}, ${r.coldPeakMB}) | ${s(r.warm)} | ${r.warmRuns.map(s).join(' / ')} | ${r.checkout === null ? 'n/a' : `${s(r.checkout)} (${ratio(r.checkout, r.warm)})`} | ${ms(r.serverP50)} | ${ms(r.serverAfterEdit)} | ${r.repomix === null ? 'n/a' : s(r.repomix)} | ${r.repomix === null ? 'n/a' : ratio(r.repomix, r.warm)} | ${r.load} |`,
     );
   }
   if (rows.length >= 2) {
     const [a, b] = [rows[0] as RepoFigures, rows[rows.length - 1] as RepoFigures];
     const k = (x: number, y: number) => (Math.log(y / x) / Math.log(b.files / a.files)).toFixed(2);
-    lines.push('', `Growth ${a.files} -> ${b.files} files (time ~ files^k): cold k = ${k(a.cold, b.cold)}, warm k = ${k(a.warm, b.warm)}, server p50 k = ${k(a.serverP50, b.serverP50)}`);
+    lines.push('', `Growth ${a.files} -> ${b.files} files (CPU time ~ files^k): cold k = ${k(a.cold.cpu, b.cold.cpu)}, warm k = ${k(a.warm.cpu, b.warm.cpu)}, server p50 k = ${k(a.serverP50.cpu, b.serverP50.cpu)}`);
   }
   return lines.join('\n');
 }
