@@ -64,6 +64,8 @@ export interface PipelineResult {
   /** The assembled context, ready for `--output`. */
   rendered: string;
   scored: ScoredFile[];
+  /** Every candidate the collect stage read (path and content), e.g. for a token tree of what was considered. */
+  candidates?: CollectResult['files'];
 }
 
 /** What the first half of a task-driven run knows: the candidates, the task read against them, scores and tiers. */
@@ -183,5 +185,5 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
     warnings: [...(options.warnings ?? []), ...collected.warnings, ...ctx.warnings, ...allocation.warnings],
     timings,
   });
-  return { record, rendered: allocation.rendered, scored: scored.files };
+  return { record, rendered: allocation.rendered, scored: scored.files, candidates: collected.files };
 }

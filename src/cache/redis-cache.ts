@@ -1,5 +1,5 @@
-import type { KeyValueCache } from '../types.js';
-import { connectRedis, type RedisConnection } from '../util/redis-connection.js';
+import type { Config, KeyValueCache } from '../types.js';
+import { checkRedisUrl, connectRedis, type RedisConnection } from '../util/redis-connection.js';
 import { CACHE_FORMAT_NAME, CACHE_FORMAT_VERSION, isExpired, parseEnvelope, type CacheEnvelope } from './disk-cache.js';
 
 export interface RedisCacheOptions {
@@ -83,4 +83,16 @@ export function createTieredCache(near: KeyValueCache, far: KeyValueCache): KeyV
       await Promise.all([near.set(namespace, key, value), far.set(namespace, key, value)]);
     },
   };
+}
+
+/**
+ * The cache shared past this machine for a config: Redis when `cache.redis_url` is set (checked
+ * here: a bad URL is one exit-2 line naming the key), else undefined. Every cache that can be
+ * shared (summaries, token counts, embeddings) puts its disk cache in front of this one.
+ */
+export function sharedCacheFor(config: Config, options: Omit<RedisCacheOptions, 'url'> = {}): (KeyValueCache & { errors: number }) | undefined {
+  const url = config.cache.redis_url;
+  if (url === undefined) return undefined;
+  checkRedisUrl(url, 'cache.redis_url');
+  return createRedisCache({ url, ...options });
 }

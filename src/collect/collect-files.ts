@@ -37,6 +37,7 @@ export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?
     });
     const filter = createPathFilter({
       ignore: ctx.config.collect.ignore,
+      include: ctx.config.collect.include,
       ownDirs: ownDirectories(rootReal, ctx.config),
       rules: { includeSecrets: ctx.config.collect.include_secrets },
     });

@@ -1,5 +1,6 @@
 import { EXCLUDED_DIRS, pathExclusion, type RuleOptions } from './exclusion-rules.js';
 import { IgnoreMatcher, parseIgnoreLine, type IgnoreRule } from './ignore-rules.js';
+import { createGlobMatcher } from '../util/glob.js';
 
 /** Path-only decisions of the collect stage, shared by the git listing and the tree walk. */
 export interface PathFilter {
@@ -14,6 +15,8 @@ export interface PathFilter {
 export interface PathFilterOptions {
   /** config.collect.ignore: gitignore-style globs relative to the root. */
   ignore: string[];
+  /** config.collect.include: when not empty, only files matching one of these globs are candidates. */
+  include?: string[];
   /** Root-relative directories holding aiwg's own caches and records. */
   ownDirs: string[];
   rules: RuleOptions;
@@ -23,6 +26,10 @@ export function createPathFilter(options: PathFilterOptions): PathFilter {
   const configRules = options.ignore.map((glob) => parseIgnoreLine(glob, '')).filter((r): r is IgnoreRule => r !== undefined);
   const configIgnore = new IgnoreMatcher(configRules);
   const ownDirs = new Set(options.ownDirs);
+  const include = options.include ?? [];
+  // `dir/` means everything under dir, as a user writing an include list expects.
+  const included = createGlobMatcher(include.map((glob) => (glob.endsWith('/') ? `${glob}**` : glob)));
+  const includeReason = `not matched by collect.include (${include.join(', ')})`;
   const dirCache = new Map<string, string | undefined>();
 
   const dirReason = (dir: string): string | undefined => {
@@ -52,6 +59,7 @@ export function createPathFilter(options: PathFilterOptions): PathFilter {
     fileReason(path) {
       const rule = configRules.length > 0 ? configIgnore.ignoredBy(path) : undefined;
       if (rule) return `ignored by collect.ignore "${rule.pattern}"`;
+      if (include.length > 0 && included(path) < 0) return includeReason;
       return pathExclusion(path, options.rules);
     },
   };

@@ -258,6 +258,8 @@ export const ConfigSchema = z.strictObject({
       max_file_bytes: z.number().int().positive().default(1_000_000),
       /** Extra gitignore-style globs to skip. */
       ignore: z.array(z.string()).default([]),
+      /** When not empty, only files matching one of these globs are candidates (`src/**`, `*.md`, `docs/`); ignore still applies. */
+      include: z.array(z.string().min(1)).default([]),
     })
     .prefault({}),
 });

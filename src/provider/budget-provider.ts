@@ -5,8 +5,7 @@ import type { PipelineDeps } from '../pipeline.js';
 import type { BudgetRecord } from '../record/record-schema.js';
 import type { ContextMode } from './modes/index.js';
 import type { AgentContext, ContextMetadata, ContextProvider, ContextRequest, SharedContextPort } from './ports.js';
-import { DEFAULT_SHARED_SHARE, fitSharedEntries, type SharedBlock } from './shared-injection.js';
-import { UsageError } from '../errors.js';
+import { missionBlock, withMissionBlock } from './shared-injection.js';
 import { createTokenizer } from '../tokenize/tokenizer.js';
 import { checkRequest } from './request.js';
 import { runContextQuery } from './context-query.js';
@@ -40,27 +39,15 @@ export function createBudgetContextProvider(options: BudgetContextProviderOption
     async buildContext(request: ContextRequest): Promise<AgentContext> {
       const maxTokens = checkRequest(request);
       const total = maxTokens ?? availableOf(options.config);
-      const block = await sharedBlock(options, request, total);
+      const tokenizer = request.mission === undefined ? undefined : await createTokenizer(options.config.tokenizer);
+      const block = tokenizer === undefined ? undefined : await missionBlock(request, { ...options, total, tokenizer });
       const { mission: _mission, agent: _agent, ...query } = request;
       // The files get what the shared entries leave (the separator included): the whole stays within maxTokens.
       const filesMax = block === undefined ? maxTokens : total - block.cost;
       const answer = await runContextQuery({ format: options.format, ...query, maxTokens: filesMax }, { ...options, record: options.record === true });
       const metadata = recordMetadata(answer.record, answer.mode);
-      if (block === undefined) return { mode: answer.mode, context: answer.context, metadata };
-      const context = block.text === '' ? answer.context : `${block.text}${SHARED_SEPARATOR}${answer.context}`;
-      return {
-        mode: answer.mode,
-        context,
-        metadata: {
-          ...metadata,
-          context_tokens_used: block.tokenizer.count(context),
-          available_tokens: total,
-          shared_entries_included: block.included,
-          shared_entries_truncated: block.truncated,
-          shared_entries_trimmed: block.dropped,
-          shared_tokens: block.tokens,
-        },
-      };
+      if (block === undefined || tokenizer === undefined) return { mode: answer.mode, context: answer.context, metadata };
+      return { mode: answer.mode, ...withMissionBlock(block, { context: answer.context, metadata }, { total, tokenizer }) };
     },
   };
 }
@@ -82,30 +69,6 @@ export function recordMetadata(record: BudgetRecord, mode: string): ContextMetad
     overflow_occurred: record.overflow.occurred,
     utilization: record.metrics.utilization,
   };
-}
-
-const SHARED_SEPARATOR = '\n\n';
-
-/** The mission's block and what it costs the files (block + separator), or undefined without a mission. */
-async function sharedBlock(options: BudgetContextProviderOptions, request: ContextRequest, total: number) {
-  if (request.mission === undefined) return undefined;
-  if (options.shared === undefined) {
-    throw new UsageError(`buildContext: mission "${request.mission}" given but this provider has no shared context: pass { shared: createSharedContext(...) }`);
-  }
-  const share = options.sharedShare ?? DEFAULT_SHARED_SHARE;
-  if (!(share >= 0 && share < 1)) throw new UsageError(`sharedShare must be a fraction in [0, 1), got ${String(share)}`);
-  const tokenizer = await createTokenizer(options.config.tokenizer);
-  const block: SharedBlock = await fitSharedEntries({
-    shared: options.shared,
-    mission: request.mission,
-    agent: request.agent,
-    task: request.task,
-    budget: Math.floor(total * share),
-    tokenizer,
-  });
-  // One token of slack: BPE may merge across the seam of block and files.
-  const cost = block.text === '' ? 0 : block.tokens + tokenizer.count(SHARED_SEPARATOR) + 1;
-  return { ...block, cost, tokenizer };
 }
 
 /** The configured budget's available tokens (max - reserves). */

@@ -1,7 +1,8 @@
 import { createTokenizer, type Tokenizer, type TokenizerId } from '../tokenize/tokenizer.js';
 import type { HistoryMessage } from '../stages.js';
 import { CONTEXT_MODES, resolveMode, type ContextMode } from './modes/index.js';
-import type { AgentContext, ContextProvider, ContextRequest } from './ports.js';
+import type { AgentContext, ContextProvider, ContextRequest, SharedContextPort } from './ports.js';
+import { missionBlock, withMissionBlock } from './shared-injection.js';
 import { checkMaxTokens, checkRequest } from './request.js';
 
 /** A named block of text the in-memory provider may place in the context. */
@@ -19,6 +20,10 @@ export interface InMemoryContextProviderOptions {
   modes?: readonly ContextMode[];
   /** Run ids; `memory-1`, `memory-2`, ... per provider when absent. */
   newRunId?: () => string;
+  /** Where a request's `mission` is read from, as for the budget adapter; requests naming a mission need it. */
+  shared?: SharedContextPort;
+  /** Most of the context, as a fraction, the mission's entries may take; 0.2 when absent. */
+  sharedShare?: number;
 }
 
 /** Default budget of the fake, in tokens: small, as consumer tests want. */
@@ -29,7 +34,9 @@ const SEPARATOR = '\n\n';
  * An in-memory fake of the port for consumers' tests (Cosmic Python's fake adapter): no
  * repository, no scoring. Sections are taken in the given order and each one that still fits
  * under maxTokens (counted with the real tokenizer on the joined text) is kept; the history,
- * when given, is one more section at the end. Same metadata keys as the budget adapter.
+ * when given, is one more section at the end. A request naming a mission gets the mission's
+ * shared entries first, exactly as the budget adapter places them (shared-injection.ts), and the
+ * sections fill what they leave. Same metadata keys as the budget adapter.
  */
 export function createInMemoryContextProvider(options: InMemoryContextProviderOptions): ContextProvider {
   const modes = options.modes ?? CONTEXT_MODES;
@@ -45,17 +52,18 @@ export function createInMemoryContextProvider(options: InMemoryContextProviderOp
       tokenizer ??= createTokenizer(tokenizerId);
       const tk = await tokenizer;
       const count = (text: string): number => tk.count(text);
+      const shared = await missionBlock(request, { ...options, total: maxTokens, tokenizer: tk });
+      const sectionsMax = maxTokens - (shared?.cost ?? 0);
       const candidates = [...options.sections, ...historySection(request.history ?? [])].map(renderSection);
       let context = '';
       let included = 0;
       for (const block of candidates) {
         const next = context === '' ? block : `${context}${SEPARATOR}${block}`;
-        if (count(next) > maxTokens) continue;
+        if (count(next) > sectionsMax) continue;
         context = next;
         included++;
       }
-      return {
-        mode: mode.name,
+      const answer = {
         context,
         metadata: {
           context_tokens_used: count(context),
@@ -69,6 +77,7 @@ export function createInMemoryContextProvider(options: InMemoryContextProviderOp
           tokenizer: tokenizerId,
         },
       };
+      return { mode: mode.name, ...(shared === undefined ? answer : withMissionBlock(shared, answer, { total: maxTokens, tokenizer: tk })) };
     },
   };
 }

@@ -1,6 +1,7 @@
 import { truncateToTokenBudget } from '../tokenize/budget.js';
 import type { Tokenizer } from '../tokenize/tokenizer.js';
-import type { SharedContextPort, SharedEntry } from './ports.js';
+import { UsageError } from '../errors.js';
+import type { ContextMetadata, ContextRequest, SharedContextPort, SharedEntry } from './ports.js';
 
 /**
  * The mission's shared entries placed in an agent's context (spec 004 §4.3, MissionContextSection):
@@ -69,4 +70,61 @@ export async function fitSharedEntries(options: FitSharedOptions): Promise<Share
 
 function attr(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+}
+
+/** Between the shared block and what follows it. */
+export const SHARED_SEPARATOR = '\n\n';
+
+/** A request's mission block and what it costs the rest of the context (block + separator + one token of slack). */
+export interface MissionBlock extends SharedBlock {
+  cost: number;
+}
+
+/**
+ * The mission's block for a request, or undefined when the request names no mission. Every
+ * provider (the budget adapter, the in-memory fake) calls this, so both inject the same way:
+ * a share of `total` for the entries, the rest for the provider's own content.
+ */
+export async function missionBlock(
+  request: Pick<ContextRequest, 'mission' | 'agent' | 'task'>,
+  options: { shared?: SharedContextPort; sharedShare?: number; total: number; tokenizer: Tokenizer },
+): Promise<MissionBlock | undefined> {
+  if (request.mission === undefined) return undefined;
+  if (options.shared === undefined) {
+    throw new UsageError(`buildContext: mission "${request.mission}" given but this provider has no shared context: pass { shared: createSharedContext(...) }`);
+  }
+  const share = options.sharedShare ?? DEFAULT_SHARED_SHARE;
+  if (!(share >= 0 && share < 1)) throw new UsageError(`sharedShare must be a fraction in [0, 1), got ${String(share)}`);
+  const block = await fitSharedEntries({
+    shared: options.shared,
+    mission: request.mission,
+    agent: request.agent,
+    task: request.task,
+    budget: Math.floor(options.total * share),
+    tokenizer: options.tokenizer,
+  });
+  // One token of slack: BPE may merge across the seam of block and what follows.
+  const cost = block.text === '' ? 0 : block.tokens + options.tokenizer.count(SHARED_SEPARATOR) + 1;
+  return { ...block, cost };
+}
+
+/** The block put before `context`, and the metadata keys that say what went in. */
+export function withMissionBlock(
+  block: MissionBlock,
+  answer: { context: string; metadata: ContextMetadata },
+  options: { total: number; tokenizer: Tokenizer },
+): { context: string; metadata: ContextMetadata } {
+  const context = block.text === '' ? answer.context : `${block.text}${SHARED_SEPARATOR}${answer.context}`;
+  return {
+    context,
+    metadata: {
+      ...answer.metadata,
+      context_tokens_used: options.tokenizer.count(context),
+      available_tokens: options.total,
+      shared_entries_included: block.included,
+      shared_entries_truncated: block.truncated,
+      shared_entries_trimmed: block.dropped,
+      shared_tokens: block.tokens,
+    },
+  };
 }

@@ -1,4 +1,5 @@
 import type { CandidateFile, Config, Embedder, Reporter, RunContext, RuntimeEnv } from '../types.js';
+import { sharedCacheFor } from '../cache/redis-cache.js';
 
 /**
  * The one place the score stage touches src/scoring/semantic/ (the embeddings area). Both
@@ -29,11 +30,14 @@ export const defaultEmbedderFactory: EmbedderFactory = async (config, options) =
 /**
  * Bind semantic alignment to an embedder. Vectors and the ANN index live under the cache
  * directory (`<cacheDir>/embeddings/`, `<cacheDir>/index/`): with `cache.dir` set, a new checkout
- * or worktree of the repository reuses them instead of rebuilding the index.
+ * or worktree of the repository reuses them instead of rebuilding the index. With cache.redis_url
+ * the embeddings are also shared through Redis behind the pack file, with the summary cache's max
+ * age (Redis drops them then; the pack file keeps its own).
  */
 export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: string }): SemanticAlignment {
   return async (input, ctx) => {
     const { semanticAlignment } = await import('./semantic/semantic-alignment.js');
-    return semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir });
+    const far = sharedCacheFor(ctx.config, { maxAgeMs: ctx.config.summarization.caching.max_age_hours * 3_600_000 });
+    return semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir, ...(far ? { far } : {}) });
   };
 }

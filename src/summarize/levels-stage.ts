@@ -4,7 +4,7 @@ import type { KeyValueCache, LevelContent, RuntimeEnv } from '../types.js';
 import { resolveSummaryCacheDir, resolveTokenCacheDir } from '../cache/cache-dir.js';
 import { createDiskCache } from '../cache/disk-cache.js';
 import { createLayeredCache } from '../cache/layered-cache.js';
-import { createRedisCache, createTieredCache } from '../cache/redis-cache.js';
+import { createTieredCache, sharedCacheFor } from '../cache/redis-cache.js';
 import { checkRedisUrl } from '../util/redis-connection.js';
 import { createFileLevels, type BuildFileLevels } from './file-levels.js';
 import { createSyntaxEngine, type SyntaxEngine } from './syntax/engine.js';
@@ -75,7 +75,8 @@ export function resolveLevelsPorts(options: LevelsStageOptions, deps: Partial<Le
   // With cache.redis_url the disk stays in front and Redis behind it, shared by every machine.
   const backing = (dir: string) => {
     const disk = createDiskCache({ dir, now, maxAgeMs });
-    return redisUrl === undefined ? disk : createTieredCache(disk, createRedisCache({ url: redisUrl, now, maxAgeMs }));
+    const far = sharedCacheFor(config, { now, maxAgeMs });
+    return far === undefined ? disk : createTieredCache(disk, far);
   };
   const layered = (dir: string) => createLayeredCache(backing(dir), { now, maxAgeMs });
   const summaryCache = deps.summaryCache !== undefined ? deps.summaryCache : caching.enabled ? layered(resolveSummaryCacheDir(root, config)) : null;

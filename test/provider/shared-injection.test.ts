@@ -5,6 +5,7 @@ import { UsageError } from '../../src/errors.js';
 import { createTokenizer } from '../../src/tokenize/tokenizer.js';
 import { createBudgetContextProvider } from '../../src/provider/budget-provider.js';
 import { createInMemorySharedContext } from '../../src/provider/shared-context.js';
+import { createInMemoryContextProvider } from '../../src/provider/memory-provider.js';
 
 /** The budget provider places a mission's shared entries in the context, within the budget. */
 
@@ -78,5 +79,38 @@ describe('shared context in the built context', () => {
     await expect(provider.buildContext({ mode: 'task', task: 'fix it', mission: 'm1' })).rejects.toBeInstanceOf(UsageError);
     const withShared = createBudgetContextProvider({ root: repo.root, config, shared: createInMemorySharedContext() });
     await expect(withShared.buildContext({ mode: 'task', task: 'fix it', mission: 'nope' })).rejects.toThrow('shared context "nope" does not exist');
+  });
+
+  it('the in-memory fake injects a mission exactly as the budget adapter does, within the same budget', async () => {
+    const shared = createInMemorySharedContext();
+    await shared.createContext('m2');
+    await shared.inject('m2', { key: 'finding/refresh', content: 'refreshToken retries without backoff when the token expired' });
+    await shared.inject('m2', { key: 'draft', content: 'alice plans to add exponential backoff', agent: 'alice' });
+    await shared.inject('m2', { key: 'note', content: 'a long note about invoices '.repeat(40) });
+    const request = { mode: 'task', task: 'fix the token refresh retry', maxTokens: 1000, mission: 'm2', agent: 'alice' } as const;
+    const real = await createBudgetContextProvider({ root: repo.root, config, shared }).buildContext(request);
+    const sections = [{ name: 'task', content: 'Fix the refresh. '.repeat(200) }, { name: 'notes', content: 'short' }];
+    const fake = await createInMemoryContextProvider({ sections, shared }).buildContext(request);
+    const blockOf = (context: string) => context.slice(0, context.indexOf('</shared-context>') + '</shared-context>'.length);
+    expect(blockOf(fake.context)).toBe(blockOf(real.context));
+    expect(blockOf(fake.context)).toContain('[finding/refresh #1]');
+    // The long note is cut to the share, the draft left out: the same trade-off in both.
+    expect(fake.metadata).toMatchObject({ shared_entries_included: 2, shared_entries_truncated: 1, shared_entries_trimmed: 1 });
+    for (const key of ['shared_entries_included', 'shared_entries_truncated', 'shared_entries_trimmed', 'shared_tokens', 'available_tokens']) {
+      expect(fake.metadata[key]).toBe(real.metadata[key]);
+    }
+    const tk = await createTokenizer('o200k');
+    expect(fake.metadata.context_tokens_used).toBe(tk.count(fake.context));
+    expect(fake.metadata.context_tokens_used).toBeLessThanOrEqual(1000);
+    // The sections get what the entries leave: the long one no longer fits, the short one does.
+    expect(fake.context.endsWith('## notes\n\nshort')).toBe(true);
+    expect(fake.metadata).toMatchObject({ files_included: 1, sections_trimmed: 1 });
+  });
+
+  it('the in-memory fake refuses a mission without a shared context, like the budget adapter', async () => {
+    const fake = createInMemoryContextProvider({ sections: [{ name: 'a', content: 'b' }] });
+    await expect(fake.buildContext({ mode: 'task', task: 'fix it', mission: 'm1' })).rejects.toBeInstanceOf(UsageError);
+    const plain = await fake.buildContext({ mode: 'task', task: 'fix it' });
+    expect(plain.metadata).not.toHaveProperty('shared_tokens');
   });
 });

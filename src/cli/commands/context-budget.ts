@@ -16,6 +16,9 @@ import { budgetFlags, BUDGET_FLAG_HELP, BUDGET_FLAG_OPTIONS, parseFormat } from 
 import type { HistoryMessage } from '../../stages.js';
 import { displayPath } from '../../util/display-path.js';
 import { RUN_ID_HELP, runIdFlag } from '../run-id-flag.js';
+import { buildTokenTree, renderTokenTree } from '../../record/token-tree.js';
+import { createTokenizer } from '../../tokenize/tokenizer.js';
+import type { Config, ConfigInput } from '../../config/schema.js';
 
 /** `--output -`: the context on stdout instead of a file (the Unix convention). */
 const STDOUT_PATH = '-';
@@ -35,6 +38,8 @@ export const contextBudgetCommand: Command = {
     'show-allocation': { type: 'boolean' },
     verbose: { type: 'boolean' },
     'run-id': { type: 'string' },
+    include: { type: 'string', multiple: true },
+    tree: { type: 'boolean' },
   },
   help: {
     ...BUDGET_FLAG_HELP,
@@ -46,6 +51,8 @@ export const contextBudgetCommand: Command = {
     '--show-allocation': 'also list every excluded file with its reason',
     '--verbose': 'debug logs on stderr',
     '--run-id ID': RUN_ID_HELP,
+    '--include GLOB': 'only files matching GLOB are candidates (repeat for more; config collect.include; `dir/` is everything under dir); collect.ignore still applies',
+    '--tree': 'after the report, tokens per folder: what the context includes and what every candidate file holds (like repomix --token-count-tree)',
   },
   async run({ values, positionals }, io) {
     const task = requireTask(positionals.join(' '), CONTEXT_BUDGET_TASK);
@@ -53,7 +60,8 @@ export const contextBudgetCommand: Command = {
     if (toStdout && values.json === true) {
       throw new UsageError('--output - and --json both want stdout: drop --json to get the context, or write the context to a file with --output FILE');
     }
-    const { root, config, warnings } = await loadCommandConfig(values, io, { flags: budgetFlags(values) });
+    if (values.tree === true && values.json === true) throw new UsageError('--tree prints a table after the report and --json prints only the record: pass one');
+    const { root, config, warnings } = await loadCommandConfig(values, io, { flags: { ...budgetFlags(values), ...includeFlags(values.include) } });
     const format = parseFormat(values.format);
     const history = await redactHistory(await readHistory(values.history, io.cwd), config.collect.include_secrets);
     const reporter = createStderrReporter({ write: io.stderr, isTTY: io.isTTY, verbose: values.verbose === true });
@@ -98,16 +106,31 @@ export const contextBudgetCommand: Command = {
       includeMinimum: config.relevance_scoring.thresholds.include_minimum,
       colors: createColors(shouldColor(io.env, toStdout ? io.isTTY : io.stdoutIsTTY === true)),
     });
+    const tree = values.tree === true ? `\n${renderTokenTree(buildTokenTree(record, await candidateTokens(result.candidates ?? [], config)))}` : '';
     // stdout carries only the result: with `--output -` that is the context, so the report moves to stderr.
     if (toStdout) {
       io.stdout(result.rendered);
-      io.stderr(report);
+      io.stderr(report + tree);
     } else {
-      io.stdout(report);
+      io.stdout(report + tree);
     }
     return 0;
   },
 };
+
+/** `--include GLOB` (repeatable) as the collect.include layer; no layer when absent, so the config file's list stands. */
+function includeFlags(value: unknown): ConfigInput {
+  if (value === undefined) return {};
+  const globs = (Array.isArray(value) ? value : [value]).map((v) => String(v).trim());
+  if (globs.some((g) => g === '')) throw new UsageError('--include needs a glob, e.g. --include "src/**" --include "*.md"');
+  return { collect: { include: globs } };
+}
+
+/** Whole-content token counts of every candidate, for the tree's "considered" column. */
+async function candidateTokens(files: ReadonlyArray<{ path: string; content: string }>, config: Config): Promise<Array<{ path: string; tokens: number }>> {
+  const tokenizer = await createTokenizer(config.tokenizer);
+  return files.map((f) => ({ path: f.path, tokens: tokenizer.count(f.content) }));
+}
 
 /** A conversation reaches the context like a file does: credentials in it are redacted. */
 async function redactHistory(history: HistoryMessage[], keepSecrets: boolean): Promise<HistoryMessage[]> {

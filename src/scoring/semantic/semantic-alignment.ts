@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { CandidateFile, Embedder, RunContext } from '../../types.js';
+import type { CandidateFile, Embedder, KeyValueCache, RunContext } from '../../types.js';
 import { annSearch } from './ann-index.js';
 import { chunkFile, CHUNKER_VERSION, type DefinitionsExtractor } from './chunker.js';
 import { openEmbeddingStore, type EmbeddingStore } from './embedding-store.js';
+import { createFarTier } from './far-embeddings.js';
 
 export interface SemanticAlignmentDeps {
   embedder: Embedder;
@@ -13,6 +14,11 @@ export interface SemanticAlignmentDeps {
   indexDir?: string;
   /** Definitions extractor for chunking; default: the summarize area's tree-sitter one; null: lines only. */
   definitions?: DefinitionsExtractor | null;
+  /**
+   * A cache shared past this machine (Redis with cache.redis_url), behind the pack file: what the
+   * pack misses is asked there before it is chunked or embedded, and what this run embeds is put there.
+   */
+  far?: KeyValueCache;
 }
 
 export interface SemanticAlignmentResult {
@@ -23,6 +29,8 @@ export interface SemanticAlignmentResult {
   chunks: number;
   /** Chunks embedded this run (cache misses). */
   embedded: number;
+  /** Vectors and file chunk lists the far cache supplied (0 without one). */
+  farHits: number;
   /** `exact` below embedding.ann_min_chunks unique chunks, `ann` (hnswlib) from there. */
   search: 'exact' | 'ann';
 }
@@ -51,13 +59,17 @@ export async function semanticAlignment(
   const files = [...input.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
   let embedded = 0;
+  let farHits = 0;
   const fileChunks = new Map<string, string[]>();
   const usedFileKeys: string[] = [];
+  const far = deps.far ? createFarTier(deps.far, embedder) : undefined;
   try {
     const extractor = deps.definitions === undefined ? await loadDefinitionsExtractor() : deps.definitions;
     const missing = new Map<string, string>();
-    for (const file of files) {
-      const fileKey = sha256(`${CHUNKER_VERSION}|${chunkChars}|${extractor ? 'defs' : 'lines'}|${file.path}|${file.hash}`);
+    const fileKeys = files.map((file) => sha256(`${CHUNKER_VERSION}|${chunkChars}|${extractor ? 'defs' : 'lines'}|${file.path}|${file.hash}`));
+    if (far) farHits += await far.fill(store, fileKeys.filter((key) => !store.getFileChunks(key)), []);
+    for (const [index, file] of files.entries()) {
+      const fileKey = fileKeys[index]!;
       usedFileKeys.push(fileKey);
       let hashes = store.getFileChunks(fileKey);
       if (!hashes || hashes.some((h) => !store.getVector(h))) {
@@ -75,6 +87,10 @@ export async function semanticAlignment(
     }
     const taskKey = `task:${sha256(input.task)}`;
     if (!store.getVector(taskKey)) missing.set(taskKey, input.task);
+    if (far) {
+      farHits += await far.fill(store, [], [...missing.keys()]);
+      for (const key of [...missing.keys()]) if (store.getVector(key)) missing.delete(key);
+    }
     embedded = await embedMissing(store, embedder, missing, ctx);
     if (missing.has(taskKey)) embedded--;
 
@@ -108,8 +124,9 @@ export async function semanticAlignment(
     for (const [path, hashes] of fileChunks) {
       scores.set(path, fileSimilarity(hashes.map((h) => similarity.get(h) ?? floor)));
     }
-    return { scores, modelId: embedder.id, chunks, embedded, search };
+    return { scores, modelId: embedder.id, chunks, embedded, search, farHits };
   } finally {
+    await far?.publish(store).catch(() => undefined);
     const used = new Set<string>([`task:${sha256(input.task)}`, ...usedFileKeys]);
     for (const hashes of fileChunks.values()) for (const h of hashes) used.add(h);
     await store.flush(used).catch((error: unknown) => {

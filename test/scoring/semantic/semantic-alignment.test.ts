@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,24 +8,13 @@ import { createEmbedder } from '../../../src/scoring/semantic/embedder.js';
 import { embeddingStoreDir } from '../../../src/scoring/semantic/embedding-store.js';
 import { fileSimilarity, semanticAlignment } from '../../../src/scoring/semantic/semantic-alignment.js';
 import { bindSemanticAlignment } from '../../../src/scoring/semantic-adapter.js';
-import { buildTinyModel, configWith, TOPICS } from './tiny-model.js';
-
-function file(path: string, content: string): CandidateFile {
-  const hash = createHash('sha256').update(content).digest('hex');
-  return { path, content, size: content.length, mtimeMs: 0, hash, lineCount: content.split('\n').length };
-}
-
-/** Counts what reaches the real embedder. */
-function counting(embedder: Embedder): Embedder & { texts: string[] } {
-  const texts: string[] = [];
-  return { id: embedder.id, dimensions: embedder.dimensions, texts, embed: (t) => (texts.push(...t), embedder.embed(t)) };
-}
+import { buildTinyModel, candidateFile, configWith, countingEmbedder, TOPICS } from './tiny-model.js';
 
 const corpus = [
-  file('src/http/client.ts', 'export async function fetchWithRetry(request) {\n  // retry with backoff on timeout\n  return httpClient.fetch(request);\n}\n'),
-  file('src/config/load.ts', 'export function loadConfig(path) {\n  return parseYaml(readSettings(path));\n}\n\nexport const defaultOptions = { schema: true };\n'),
-  file('src/ui/button.tsx', 'export function Button() {\n  return renderView({ style, color, onClick });\n}\n'),
-  file('README.md', 'the and of to in is it for with on'),
+  candidateFile('src/http/client.ts', 'export async function fetchWithRetry(request) {\n  // retry with backoff on timeout\n  return httpClient.fetch(request);\n}\n'),
+  candidateFile('src/config/load.ts', 'export function loadConfig(path) {\n  return parseYaml(readSettings(path));\n}\n\nexport const defaultOptions = { schema: true };\n'),
+  candidateFile('src/ui/button.tsx', 'export function Button() {\n  return renderView({ style, color, onClick });\n}\n'),
+  candidateFile('README.md', 'the and of to in is it for with on'),
 ];
 
 describe('semanticAlignment (tiny model, real transformers.js)', () => {
@@ -53,18 +41,18 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
   it('embeds nothing on a second run and only the changed file\'s chunks after an edit', async () => {
     const cacheDir = join(tmp.root, 'c2');
     const ctx = testContext({ config: configWith({ chunk_chars: 80 }) });
-    const first = counting(embedder);
+    const first = countingEmbedder(embedder);
     const r1 = await semanticAlignment({ task: 'load the yaml config', files: corpus }, ctx, { embedder: first, cacheDir, definitions: null });
     expect(r1.embedded).toBe(r1.chunks);
 
-    const second = counting(embedder);
+    const second = countingEmbedder(embedder);
     const r2 = await semanticAlignment({ task: 'load the yaml config', files: corpus }, ctx, { embedder: second, cacheDir, definitions: null });
     expect(r2.embedded).toBe(0);
     expect(second.texts).toEqual([]);
     expect([...r2.scores]).toEqual([...r1.scores]);
 
-    const edited = corpus.map((f) => (f.path === 'src/config/load.ts' ? file(f.path, f.content.replace('schema: true', 'schema: false')) : f));
-    const third = counting(embedder);
+    const edited = corpus.map((f) => (f.path === 'src/config/load.ts' ? candidateFile(f.path, f.content.replace('schema: true', 'schema: false')) : f));
+    const third = countingEmbedder(embedder);
     const r3 = await semanticAlignment({ task: 'a different task about buttons', files: edited }, ctx, { embedder: third, cacheDir, definitions: null });
     expect(r3.embedded).toBe(1);
     expect(third.texts).toHaveLength(2); // the changed chunk + the new task
@@ -80,7 +68,7 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
     for (let i = 40; i < bytes.length; i += 97) bytes[i] = bytes[i]! ^ 0x5a;
     writeFileSync(pack, bytes);
     const ctx2 = testContext();
-    const again = counting(embedder);
+    const again = countingEmbedder(embedder);
     const r = await semanticAlignment({ task: 'render a button', files: corpus }, ctx2, { embedder: again, cacheDir, definitions: null });
     expect(r.embedded).toBeGreaterThan(0);
     expect(ctx2.warnings.some((w) => w.includes('corrupt record'))).toBe(true);
@@ -94,7 +82,7 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
     const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     for (let i = 0; i < 400; i++) {
       const text = Array.from({ length: 6 }, () => words[Math.floor(next() * words.length)]).join(' ');
-      files.push(file(`src/f${String(i).padStart(3, '0')}.ts`, text));
+      files.push(candidateFile(`src/f${String(i).padStart(3, '0')}.ts`, text));
     }
     const tasks = ['retry the http request on timeout', 'parse the yaml config file', 'render the modal button', 'socket server theme layout'];
     let hits = 0;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { buildStaticEmbeddingModel } from '../../../src/scoring/semantic/static-model-builder.js';
 import { ConfigSchema, type Config } from '../../../src/config/schema.js';
+import type { CandidateFile, Embedder } from '../../../src/types.js';
 
 /** Three topics: a text's vector leans to the topic its words come from. */
 export const TOPICS: Record<string, string[]> = {
@@ -44,4 +45,16 @@ export async function buildTinyModel(dir: string, name = 'tiny-model'): Promise<
 
 export function configWith(embedding: Record<string, unknown>): Config {
   return ConfigSchema.parse({ relevance_scoring: { embedding } });
+}
+
+/** A candidate file with a content hash, as the collect stage would give it. */
+export function candidateFile(path: string, content: string): CandidateFile {
+  const hash = createHash('sha256').update(content).digest('hex');
+  return { path, content, size: content.length, mtimeMs: 0, hash, lineCount: content.split('\n').length };
+}
+
+/** The real embedder, wrapped so a test sees every text that reaches it. */
+export function countingEmbedder(embedder: Embedder): Embedder & { texts: string[] } {
+  const texts: string[] = [];
+  return { id: embedder.id, dimensions: embedder.dimensions, texts, embed: (t) => (texts.push(...t), embedder.embed(t)) };
 }
