@@ -106,7 +106,16 @@ let loading: Promise<Lint> | undefined;
  */
 function loadSecretlint(): Promise<Lint> {
   loading ??= (async () => {
-    const [{ lintSource }, { creator }] = await Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]);
+    const [{ lintSource }, { creator }, { secretLintProfiler }] = await Promise.all([
+      import('@secretlint/core'),
+      import('@secretlint/secretlint-rule-preset-recommend'),
+      import('@secretlint/profiler'),
+    ]);
+    // secretlint times itself through a process-wide profiler that keeps every performance mark
+    // and, for each new one, scans all kept so far: quadratic in the files scanned (a first run
+    // over babel's 27k files spent most of an hour there, and Node's mark buffer grows without
+    // bound). We never read its timings, so its marks are switched off.
+    secretLintProfiler.mark = () => undefined;
     // AWS access key ids are off by default in the preset (an id alone is not a credential);
     // an id next to its secret is, and redacting both keeps the pair from being reassembled.
     const config = {
