@@ -1,4 +1,4 @@
-import type { Config, FileCategory, Level, TierName } from './config/schema.js';
+import type { Config, FileCategory, Level, OverflowStrategy, TierName } from './config/schema.js';
 import type { Tokenizer } from './tokenize/tokenizer.js';
 import type { TaskFacts } from './scoring/task-facts.js';
 import type { FactSource } from './facts/fact-kind.js';
@@ -182,6 +182,6 @@ export interface TierAllocation {
 
 export interface OverflowInfo {
   occurred: boolean;
-  strategy_applied: string | null;
+  strategy_applied: OverflowStrategy | null;
   files_affected: string[];
 }

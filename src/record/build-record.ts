@@ -59,11 +59,8 @@ export function buildRecord(input: BuildRecordInput): BudgetRecord {
     excluded: [...input.collected.excluded, ...allocation.excluded]
       .map((e) => ({ path: e.path, relevance_score: e.relevance_score === undefined ? null : round(e.relevance_score), reason: e.reason }))
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
-    overflow: {
-      occurred: allocation.overflow.occurred,
-      strategy_applied: allocation.overflow.occurred ? config.budget_config.overflow_strategy : null,
-      files_affected: [...allocation.overflow.files_affected].sort(),
-    },
+    // The allocate stage decided it (strategy and sorted paths): the record only carries it.
+    overflow: { ...allocation.overflow, files_affected: [...allocation.overflow.files_affected] },
     metrics: {
       utilization: plan.available === 0 ? 0 : round(allocation.renderedTokens / plan.available),
       efficiency: used === 0 ? 0 : round(weighted / used),
