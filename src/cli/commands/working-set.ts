@@ -1,10 +1,10 @@
 import { isAbsolute } from 'node:path';
-import type { Command, OptionValues } from '../command.js';
+import type { CliIo, Command, OptionValues } from '../command.js';
 import { UsageError } from '../../errors.js';
 import { credentialFileReason } from '../../collect/exclusion-rules.js';
-import { loadConfig } from '../../config/load.js';
 import { resolveRecordsDir } from '../../cache/cache-dir.js';
 import { resolveRoot } from '../resolve-root.js';
+import { loadCommandConfig } from '../command-config.js';
 import { createJsonlAppender } from '../../manifest/fs-io.js';
 import { locateInRoot, normalizeManifestPath, toRootRelative } from '../../manifest/paths.js';
 import {
@@ -78,7 +78,7 @@ export const workingSetCommand: Command = {
       // A path already in the manifest may be removed even when it is invalid (e.g. "../x").
       const relative = sub === 'remove' && !isAbsolute(path) ? normalizeManifestPath(path) : toRootRelative(root, path);
       const update = buildUpdate(sub, relative, values);
-      if (sub === 'add') await refuseCredentialFile(root, relative, io);
+      if (sub === 'add') await refuseCredentialFile(root, relative, { values, io });
       if (sub !== 'remove') {
         const located = await locateInRoot(root, root, relative);
         if (located.kind === 'missing') io.stderr(`warning: ${relative}: ${located.reason}; it is excluded from assembly until it exists\n`);
@@ -97,10 +97,10 @@ export const workingSetCommand: Command = {
  * kubeconfig, `.aws/credentials`, ...): assembly would exclude it anyway, so adding it is
  * refused up front, unless collect.include_secrets opts in.
  */
-async function refuseCredentialFile(root: string, path: string, io: { env: Record<string, string | undefined>; cwd: string }): Promise<void> {
+async function refuseCredentialFile(root: string, path: string, command: { values: OptionValues; io: CliIo }): Promise<void> {
   const reason = credentialFileReason(path);
   if (reason === undefined) return;
-  const { config } = await loadConfig({ root, env: io.env, cwd: io.cwd });
+  const { config } = await loadCommandConfig(command.values, command.io, { root });
   if (config.collect.include_secrets) return;
   throw new UsageError(`cannot add ${path}: it is a credentials file (${reason.replace(/^secret: /, '')}); a working set never carries it`);
 }
