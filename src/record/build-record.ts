@@ -2,7 +2,7 @@ import type { BudgetPlan, AllocateResult, ScoreResult } from '../stages.js';
 import type { CollectResult, Config, TierAllocation, TierName } from '../types.js';
 import { FACTOR_NAMES } from '../types.js';
 import { TIER_NAMES } from '../config/schema.js';
-import { BudgetRecordSchema, RECORD_VERSION, type BudgetRecord } from './record-schema.js';
+import { RECORD_VERSION, validateRecord, type BudgetRecord } from './record-schema.js';
 import { TOOL_VERSION } from '../version.js';
 import { capStoredText } from '../security/redact-secrets.js';
 import { levelReason } from './level-reason.js';
@@ -24,8 +24,8 @@ export interface BuildRecordInput {
 
 /**
  * Turn one run's results into the budget record (spec 003 `context_budget_record` plus the
- * audit fields). Pure; validated against BudgetRecordSchema so a record that breaks the
- * contract fails here, before anything reaches disk or stdout.
+ * audit fields). Pure; validated by validateRecord (E_RECORD, exit 1) so a record that breaks
+ * the contract fails here, before anything reaches disk or stdout.
  */
 export function buildRecord(input: BuildRecordInput): BudgetRecord {
   const { allocation, plan, config } = input;
@@ -77,7 +77,7 @@ export function buildRecord(input: BuildRecordInput): BudgetRecord {
     tool_version: TOOL_VERSION,
     config_hash: configHash(config),
   };
-  return BudgetRecordSchema.parse(record);
+  return validateRecord(record);
 }
 
 function recordTier(name: TierName, tier: TierAllocation, overflowFor: (path: string) => string | null): BudgetRecord['allocation']['primary'] {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AiwgError } from '../errors.js';
 import { FACTOR_NAMES } from '../types.js';
 import { LEVELS, OVERFLOW_STRATEGIES, SCORING_METHODS, TIER_NAMES, type TierName } from '../config/schema.js';
 import { TOKENIZER_IDS } from '../tokenize/tokenizer.js';
@@ -99,3 +100,27 @@ export const BudgetRecordSchema = z.strictObject({
 
 export type BudgetRecord = z.infer<typeof BudgetRecordSchema>;
 export type RecordFile = z.infer<typeof RecordFileSchema>;
+
+/**
+ * The record checked against BudgetRecordSchema, or an E_RECORD error (a bug: exit 1). The
+ * CLI calls this before it writes anything (output included), so an invalid record leaves
+ * nothing on disk.
+ */
+export function validateRecord(record: BudgetRecord): BudgetRecord {
+  const parsed = BudgetRecordSchema.safeParse(record);
+  if (!parsed.success) {
+    throw new AiwgError(
+      'E_RECORD',
+      `budget record does not match schemas/budget-record.schema.json at ${describeSchemaError(parsed.error)}; nothing was written`,
+      { exitCode: 1, cause: parsed.error },
+    );
+  }
+  return parsed.data;
+}
+
+/** `key.path: message` of the first zod issue (records are machine-written: one is enough to locate the bug). */
+export function describeSchemaError(error: z.ZodError): string {
+  const issue = error.issues[0];
+  const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(record)';
+  return `${where}: ${issue?.message ?? 'invalid'}`;
+}

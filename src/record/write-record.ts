@@ -1,12 +1,13 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { z } from 'zod';
 import { AiwgError } from '../errors.js';
 import { resolveBudgetLogPath, resolveRecordsDir } from '../cache/cache-dir.js';
 import { appendBudgetLog, budgetLogLine, type BudgetLogLine } from './budget-log.js';
 import { ensureOwnDirs } from '../cache/own-dirs.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { BudgetRecordSchema, type BudgetRecord } from './record-schema.js';
+import { validateRecord, type BudgetRecord } from './record-schema.js';
+
+export { describeSchemaError, validateRecord } from './record-schema.js';
 
 /** The tiers holding repository files; `requested_tokens` covers these, not history. */
 const FILE_TIERS = ['primary', 'supporting', 'reference'] as const;
@@ -38,23 +39,6 @@ export async function writeRecord(record: BudgetRecord, options: { root: string 
   return { recordPath };
 }
 
-/**
- * The record checked against BudgetRecordSchema, or an E_RECORD error (a bug: exit 1). The
- * CLI calls this before it writes anything (output included), so an invalid record leaves
- * nothing on disk.
- */
-export function validateRecord(record: BudgetRecord): BudgetRecord {
-  const parsed = BudgetRecordSchema.safeParse(record);
-  if (!parsed.success) {
-    throw new AiwgError(
-      'E_RECORD',
-      `budget record does not match schemas/budget-record.schema.json at ${describeSchemaError(parsed.error)}; nothing was written`,
-      { exitCode: 1, cause: parsed.error },
-    );
-  }
-  return parsed.data;
-}
-
 /** A task run's budget log line: spec 000's fields (no phase), plus the task and utilization. */
 export function logLine(record: BudgetRecord): BudgetLogLine {
   return budgetLogLine({
@@ -80,13 +64,6 @@ export function recordFileName(record: Pick<BudgetRecord, 'timestamp' | 'run_id'
 
 export function safeRunId(runId: string): string {
   return runId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 100) || 'run';
-}
-
-/** `key.path: message` of the first zod issue (records are machine-written: one is enough to locate the bug). */
-export function describeSchemaError(error: z.ZodError): string {
-  const issue = error.issues[0];
-  const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(record)';
-  return `${where}: ${issue?.message ?? 'invalid'}`;
 }
 
 function ioError(what: string, path: string, error: unknown): AiwgError {

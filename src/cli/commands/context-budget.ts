@@ -2,7 +2,7 @@ import { MAX_INPUT_FILE_BYTES, readRegularFile } from '../../security/read-guard
 import type { Command } from '../command.js';
 import { CONTEXT_BUDGET_TASK, runContextBudget } from '../../pipeline.js';
 import { requireTask } from '../../scoring/task-facts.js';
-import { validateRecord, writeRecord } from '../../record/write-record.js';
+import { writeRecord } from '../../record/write-record.js';
 import { parseHistory } from '../../assemble/history.js';
 import { createStderrReporter } from '../../util/reporter.js';
 import { renderAllocationReport } from '../render-allocation.js';
@@ -85,9 +85,9 @@ export const contextBudgetCommand: Command = {
     });
     const { record } = result;
 
-    // Nothing partial on disk: the record is validated and the output staged (every write check
-    // done) before anything becomes visible; the output appears only once the record is written.
-    validateRecord(record);
+    // Nothing partial on disk: the record came back validated (buildRecord) and the output is
+    // staged (every write check done) before anything becomes visible; the output appears only
+    // once the record is written.
     const output = outputPath !== undefined ? await stageFileAtomic(outputPath, result.rendered, '--output') : undefined;
     try {
       if (values['no-record'] !== true) await writeRecord(record, { root });
