@@ -4,7 +4,7 @@ import type { ScoreResult, ScoreStage } from '../stages.js';
 import { resolveCacheDir } from '../cache/cache-dir.js';
 import { classifyFiles } from './classify.js';
 import { round6 } from './numbers.js';
-import { bindSemanticAlignment, defaultEmbedderFactory, type EmbedderFactory } from './semantic-adapter.js';
+import { bindSemanticAlignment, defaultEmbedderFactory, type EmbedderFactory, type SemanticAlignment } from './semantic-adapter.js';
 import { defaultSignals, MENTION_FLOOR, RECENCY_FLOOR, type SemanticOutcome } from './signals/index.js';
 import { buildTaskFacts } from './task-facts.js';
 
@@ -50,6 +50,12 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     ctx.warnings.push(...loaded.warnings);
     return embedder;
   };
+  // One binding per embedder and cache directory: it keeps the embedding store open between runs of a long-lived stage.
+  let bound: { embedder: Embedder; cacheDir: string; align: SemanticAlignment } | undefined;
+  const alignmentFor = (embedder: Embedder, cacheDir: string): SemanticAlignment => {
+    if (bound?.embedder !== embedder || bound.cacheDir !== cacheDir) bound = { embedder, cacheDir, align: bindSemanticAlignment(embedder, { cacheDir }) };
+    return bound.align;
+  };
   return async ({ task, collected, facts: given }, ctx) => {
     const { files, git } = collected;
     const facts = given ?? buildTaskFacts(task, files.map((f) => f.path));
@@ -63,7 +69,7 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
       if (method !== 'keyword' && files.length > 0) embedder = await embedderFor(ctx);
       const cacheDir = resolveCacheDir(options.root, config);
       signals = defaultSignals({
-        semantic: embedder ? bindSemanticAlignment(embedder, { cacheDir }) : null,
+        semantic: embedder ? alignmentFor(embedder, cacheDir) : null,
         outcome,
         // the factory records why it returned no embedder; do not say it twice
         fallbackNoted: method !== 'keyword',

@@ -1,5 +1,6 @@
 import type { CandidateFile, Config, Embedder, Reporter, RunContext, RuntimeEnv } from '../types.js';
 import { sharedCacheFor } from '../cache/redis-cache.js';
+import type { EmbeddingStore } from './semantic/embedding-store.js';
 
 /**
  * The one place the score stage touches src/scoring/semantic/ (the embeddings area). Both
@@ -35,9 +36,19 @@ export const defaultEmbedderFactory: EmbedderFactory = async (config, options) =
  * age (Redis drops them then; the pack file keeps its own).
  */
 export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: string }): SemanticAlignment {
+  // The embedding store is read once per binding and kept: a long-lived score stage (the warm
+  // index of a server or provider) binds once, so its queries read no vectors from disk.
+  let store: Promise<EmbeddingStore> | undefined;
   return async (input, ctx) => {
-    const { semanticAlignment } = await import('./semantic/semantic-alignment.js');
+    const [{ semanticAlignment }, { openEmbeddingStore }] = await Promise.all([import('./semantic/semantic-alignment.js'), import('./semantic/embedding-store.js')]);
+    if (store === undefined) {
+      const opening = openEmbeddingStore(options.cacheDir, embedder.id, embedder.dimensions);
+      store = opening;
+      opening.catch(() => {
+        if (store === opening) store = undefined;
+      });
+    }
     const far = sharedCacheFor(ctx.config, { maxAgeMs: ctx.config.summarization.caching.max_age_hours * 3_600_000 });
-    return semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir, ...(far ? { far } : {}) });
+    return semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir, store: await store, ...(far ? { far } : {}) });
   };
 }

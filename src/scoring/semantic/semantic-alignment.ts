@@ -14,6 +14,8 @@ export interface SemanticAlignmentDeps {
   indexDir?: string;
   /** Definitions extractor for chunking; default: the summarize area's tree-sitter one; null: lines only. */
   definitions?: DefinitionsExtractor | null;
+  /** The embedding store, already open (a long-lived caller keeps one); default: read it from `cacheDir` now. */
+  store?: EmbeddingStore;
   /**
    * A cache shared past this machine (Redis with cache.redis_url), behind the pack file: what the
    * pack misses is asked there before it is chunked or embedded, and what this run embeds is put there.
@@ -54,7 +56,7 @@ export async function semanticAlignment(
 ): Promise<SemanticAlignmentResult> {
   const { embedder } = deps;
   const { chunk_chars: chunkChars, ann_min_chunks: annMinChunks } = ctx.config.relevance_scoring.embedding;
-  const store = await openEmbeddingStore(deps.cacheDir, embedder.id, embedder.dimensions);
+  const store = deps.store ?? (await openEmbeddingStore(deps.cacheDir, embedder.id, embedder.dimensions));
   if (store.stats.corrupt > 0) ctx.warnings.push(`embedding cache ${store.dir}: ${store.stats.corrupt} corrupt record(s) ignored; their chunks are re-embedded`);
   const files = [...input.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CandidateFile, Embedder } from '../../../src/types.js';
@@ -98,6 +98,25 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
     }
     expect(hits / (10 * tasks.length)).toBeGreaterThanOrEqual(0.95);
     expect(readdirSync(join(tmp.root, 'index')).some((n) => n.endsWith('.hnsw'))).toBe(true);
+  });
+
+  it('reads the embedding store once per binding: a long-lived stage scores the next task from the vectors in memory', async () => {
+    const cacheDir = join(tmp.root, 'kept-open');
+    const counting = countingEmbedder(embedder);
+    const align = bindSemanticAlignment(counting, { cacheDir });
+    const ctx = testContext({ config: configWith({}) });
+    const first = await align({ task: 'add retry with backoff to the http client', files: corpus }, ctx);
+    expect(counting.texts.length).toBeGreaterThan(1);
+    // The pack on disk is gone; the binding still holds every chunk vector, so only the new task is embedded.
+    rmSync(embeddingStoreDir(cacheDir, counting.id), { recursive: true, force: true });
+    counting.texts.length = 0;
+    const second = await align({ task: 'load the yaml config', files: corpus }, ctx);
+    expect(counting.texts).toEqual(['load the yaml config']);
+    expect([...second.scores.keys()].sort()).toEqual([...first.scores.keys()].sort());
+    // A fresh binding (a new process) reads the disk again: it finds only what the second run appended.
+    const fresh = countingEmbedder(embedder);
+    await bindSemanticAlignment(fresh, { cacheDir })({ task: 'load the yaml config', files: corpus }, ctx);
+    expect(fresh.texts.length).toBeGreaterThan(1);
   });
 
   it('keeps the ANN index beside the vectors in the cache directory, where the next run (any checkout) finds it as it is', async () => {
