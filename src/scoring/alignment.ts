@@ -27,8 +27,18 @@ export const HYBRID_KEYWORD_WEIGHT = 0.65;
 export const HYBRID_SEMANTIC_BOOST = 0.3;
 /** The fused best match maps to 1 only when it reaches this value. */
 export const FUSED_FLOOR = 0.8;
-/** Files within this fraction of the run's best match all count as full matches (1). */
+/** Files within this fraction of the run's best match count as full matches (at least 1 - TOP_BAND_SPREAD). */
 export const TOP_BAND = 0.85;
+/**
+ * The top band is not flat: it spans [1 - TOP_BAND_SPREAD, 1] in proportion to the match ratio,
+ * so the strongest candidates keep their order by evidence instead of tying at 1 and falling
+ * back to recency or path order.
+ */
+export const TOP_BAND_SPREAD = 0.1;
+/** Share of the remaining gap (1 - h) a file closes when it defines every identifier the task writes (definitions.ts). */
+export const DEFINITION_BOOST = 0.5;
+/** Share of the remaining gap a file closes when a stack frame or file:line reference of the task points into it. */
+export const FRAME_BOOST = 0.5;
 /** Below the top band, alignment falls as the ratio to the power 1.5: related files stay mid-range, the long tail of files sharing one common word drops out. */
 export const ALIGNMENT_GAMMA = 1.5;
 /** When the task names files exactly, every other file's alignment is capped below them. */
@@ -110,12 +120,37 @@ function normaliseFused(paths: string[], fuse: (path: string) => number): Map<st
 }
 
 /**
- * The final shape of a [0,1] match ratio (file strength / run's best, floored):
- * a = min(1, r / TOP_BAND)^GAMMA. See docs/scoring.md for the figures behind the constants.
+ * Structural evidence on top of the text match h in [0,1]: h' = h + (1 - h) x e with
+ * e = min(1, DEFINITION_BOOST x D + FRAME_BOOST x F), D the file's definition match
+ * (definitions.ts) and F 1 when a stack frame points into it. A file the text alone found stays
+ * where it was; one the report reaches through a defined name or a frame rises towards it.
+ */
+export function addEvidence(fused: Map<string, number>, definitions: Map<string, number>, framed: ReadonlySet<string>, paths: string[]): Map<string, number> {
+  if (definitions.size === 0 && framed.size === 0) return fused;
+  const out = new Map<string, number>();
+  for (const p of paths) {
+    const h = clamp01(fused.get(p) ?? 0);
+    const e = Math.min(1, DEFINITION_BOOST * (definitions.get(p) ?? 0) + (framed.has(p) ? FRAME_BOOST : 0));
+    out.set(p, h + (1 - h) * e);
+  }
+  return out;
+}
+
+/**
+ * The final shape of a [0,1] match ratio (file strength / run's best, floored): the curve
+ * a = min(1, r / TOP_BAND)^GAMMA up to where it reaches 1 - s (s = TOP_BAND_SPREAD), then a
+ * straight line from there to (1, 1) instead of the flat top. Continuous and strictly
+ * increasing, so two different matches never tie; below the top it is the old curve.
+ * See docs/scoring.md for the figures behind the constants.
  */
 export function shapeAlignment(ratios: Map<string, number>): Map<string, number> {
   const out = new Map<string, number>();
-  for (const [p, r] of ratios) out.set(p, Math.min(1, clamp01(r) / TOP_BAND) ** ALIGNMENT_GAMMA);
+  const floor = 1 - TOP_BAND_SPREAD;
+  const knee = TOP_BAND * floor ** (1 / ALIGNMENT_GAMMA);
+  for (const [p, value] of ratios) {
+    const r = clamp01(value);
+    out.set(p, r >= knee ? floor + (TOP_BAND_SPREAD * (r - knee)) / (1 - knee) : (r / TOP_BAND) ** ALIGNMENT_GAMMA);
+  }
   return out;
 }
 

@@ -57,6 +57,21 @@ export function resolveReference(reference: string, index: PathIndex): Resolutio
   return suffixed.length > 1 ? { kind: 'ambiguous', candidates: suffixed } : { kind: 'none' };
 }
 
+/**
+ * A path from outside the root (a stack frame's absolute path) mapped to the candidate it ends
+ * with: the longest suffix of two or more components that resolves to exactly one file. Only
+ * names are compared; nothing outside the root is read.
+ */
+export function resolveFramePath(reference: string, index: PathIndex): string | undefined {
+  const parts = cleanReference(reference).replace(/\\/g, '/').split('/').filter((p) => p !== '' && p !== '.' && p !== '..' && !/^[A-Za-z]:$/.test(p));
+  for (let start = 0; start <= parts.length - 2; start++) {
+    const r = resolveReference(parts.slice(start).join('/'), index);
+    if (r.kind === 'file') return r.path;
+    if (r.kind === 'ambiguous') return undefined;
+  }
+  return undefined;
+}
+
 /** Strip what commonly trails a path in prose and links: `:12`, `#L3`, punctuation, quotes. */
 export function cleanReference(reference: string): string {
   return reference

@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
-import { buildPathIndex, findAtReferences, findPathLikeWords, resolveReference, type PathIndex, type Resolution } from './references.js';
+import { taskIdentifiers } from './definitions.js';
+import { buildPathIndex, findAtReferences, findPathLikeWords, resolveReference, resolveFramePath, type PathIndex, type Resolution } from './references.js';
 import { queryTerms } from './terms.js';
 
 /**
@@ -17,6 +18,15 @@ export interface TaskFacts {
   mentioned: Set<string>;
   /** Files the task names exactly: a full path, a unique path suffix or a unique file name with extension. */
   named: Set<string>;
+  /**
+   * Files a stack trace or a `file:line` reference of the task points into, through a path
+   * outside the root (`/app/node_modules/pkg/lib/route.js:12`, `File ".../site-packages/httpx/_client.py"`)
+   * resolved by its longest suffix that is a unique candidate path. Evidence, not a name: a
+   * trace lists the caller's frames too.
+   */
+  framed: Set<string>;
+  /** Identifiers the task writes as code (definitions.ts `taskIdentifiers`), sorted. */
+  identifiers: string[];
   /** The candidates' path index, reused to resolve references found in file contents. */
   paths: PathIndex;
 }
@@ -28,11 +38,16 @@ export function buildTaskFacts(task: string, paths: Iterable<string>): TaskFacts
   const mentioned = new Set<string>();
   for (const { resolution } of atReferences) if (resolution.kind === 'file') mentioned.add(resolution.path);
   const named = new Set<string>();
+  const framed = new Set<string>();
   for (const word of findPathLikeWords(task)) {
     const r = resolveReference(word.replace(/^@/, ''), index);
     if (r.kind === 'file') named.add(r.path);
+    else if (r.kind === 'outside') {
+      const framePath = resolveFramePath(word, index);
+      if (framePath !== undefined && !named.has(framePath)) framed.add(framePath);
+    }
   }
-  return { task, terms: queryTerms(task), atReferences, mentioned, named, paths: index };
+  return { task, terms: queryTerms(task), atReferences, mentioned, named, framed, identifiers: taskIdentifiers(task), paths: index };
 }
 
 /** How a front end tells its user to pass the task, for the one empty-task message. */

@@ -12,8 +12,15 @@ import {
   boostAlignment,
   FUSED_FLOOR,
   TOP_BAND,
+  TOP_BAND_SPREAD,
+  addEvidence,
+  DEFINITION_BOOST,
+  FRAME_BOOST,
 } from '../../src/scoring/alignment.js';
 import { candidates } from './helpers.js';
+
+/** Where the shaped curve leaves the power law for the straight top (alignment.ts shapeAlignment). */
+const KNEE = TOP_BAND * (1 - TOP_BAND_SPREAD) ** (1 / ALIGNMENT_GAMMA);
 
 const files = candidates({
   'src/http/client.ts': 'export class HttpClient { retryLoop() { this.retry(); } send() {} }',
@@ -98,12 +105,33 @@ describe('fuseAlignment and shapeAlignment', () => {
   });
   it.each([
     [1, 1],
-    [0.9, 1],
-    [TOP_BAND, 1],
+    [0.9, 0.9 + (TOP_BAND_SPREAD * (0.9 - KNEE)) / (1 - KNEE)],
+    [TOP_BAND, 0.9 + (TOP_BAND_SPREAD * (TOP_BAND - KNEE)) / (1 - KNEE)],
+    [KNEE, 1 - TOP_BAND_SPREAD],
     [0.6, (0.6 / TOP_BAND) ** ALIGNMENT_GAMMA],
     [0.3, (0.3 / TOP_BAND) ** ALIGNMENT_GAMMA],
     [0, 0],
   ])('shape(%s) = %s', (ratio, expected) => {
     expect(shapeAlignment(new Map([['f', ratio]])).get('f')).toBeCloseTo(expected, 9);
+  });
+  it('shape is strictly increasing: different matches never tie at the top', () => {
+    const ratios = Array.from({ length: 101 }, (_, i) => i / 100);
+    const shaped = shapeAlignment(new Map(ratios.map((r) => [String(r), r])));
+    for (let i = 1; i < ratios.length; i++) expect(shaped.get(String(ratios[i]))).toBeGreaterThan(shaped.get(String(ratios[i - 1])) as number);
+  });
+});
+
+describe('addEvidence', () => {
+  it('closes part of the gap for a defining file and a framed file, leaves the rest alone', () => {
+    const fused = new Map([['defines.ts', 0.2], ['framed.ts', 0.4], ['both.ts', 0], ['plain.ts', 0.7]]);
+    const out = addEvidence(fused, new Map([['defines.ts', 1], ['both.ts', 0.5]]), new Set(['framed.ts', 'both.ts']), [...fused.keys()]);
+    expect(out.get('defines.ts')).toBeCloseTo(0.2 + 0.8 * DEFINITION_BOOST, 9);
+    expect(out.get('framed.ts')).toBeCloseTo(0.4 + 0.6 * FRAME_BOOST, 9);
+    expect(out.get('both.ts')).toBeCloseTo(Math.min(1, 0.5 * DEFINITION_BOOST + FRAME_BOOST), 9);
+    expect(out.get('plain.ts')).toBe(0.7);
+  });
+  it('is the identity without evidence', () => {
+    const fused = new Map([['a', 0.3]]);
+    expect(addEvidence(fused, new Map(), new Set(), ['a'])).toBe(fused);
   });
 });

@@ -2,10 +2,12 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command, OptionValues } from '../command.js';
+import { DEFAULT_CONFIG_FILE } from '../../config/load.js';
 import { SCORING_METHODS, type ScoringMethod } from '../../config/schema.js';
 import { resolveCacheDir } from '../../cache/cache-dir.js';
 import { runEval } from '../../eval/run-eval.js';
 import { renderEvalReport } from '../../eval/render-eval.js';
+import { renderTuneReport, runTune, writeTunedWeights } from '../../eval/tune.js';
 import { createStderrReporter } from '../../util/reporter.js';
 import { UsageError } from '../../errors.js';
 import { loadCommandConfig } from '../command-config.js';
@@ -18,7 +20,7 @@ const MAX_COMMITS = 10_000;
 /** `aiwg context-eval`: how well would the engine have served this repository's own past changes? */
 export const contextEvalCommand: Command = {
   name: 'context-eval',
-  usage: 'aiwg context-eval [--root DIR] [--commits N] [--budgets 8000,32000] [--methods keyword,semantic,hybrid] [--tasks FILE] [--json]',
+  usage: 'aiwg context-eval [--root DIR] [--commits N] [--budgets 8000,32000] [--methods keyword,semantic,hybrid] [--tasks FILE] [--tune [--write]] [--json]',
   options: {
     root: { type: 'string' },
     config: { type: 'string' },
@@ -28,6 +30,8 @@ export const contextEvalCommand: Command = {
     'cache-dir': { type: 'string' },
     tasks: { type: 'string' },
     json: { type: 'boolean' },
+    tune: { type: 'boolean' },
+    write: { type: 'boolean' },
     verbose: { type: 'boolean' },
   },
   help: {
@@ -38,6 +42,8 @@ export const contextEvalCommand: Command = {
     '--methods LIST': `scoring methods to compare with the BM25 baseline (default ${SCORING_METHODS.join(',')})`,
     '--tasks FILE': 'replay the tasks of a JSONL file ({"id","task","commit","answer":[paths]} per line: the task text at the parent of commit, answer = files the fix changed) instead of commit messages; --commits caps how many',
     '--cache-dir DIR': 'shared cache for all replays (default: cache.dir if set, else a per-repository temp dir)',
+    '--tune': 'fit the factor weights to this history instead: train on the older two thirds, report MRR before/after on the newest third (held back); uses the first of --methods',
+    '--write': 'with --tune: write the fitted weights to the config file (only when they do not lose on the held-back third)',
     '--json': 'print one JSON object (tables and every run) on stdout',
     '--verbose': 'debug logs on stderr',
   },
@@ -49,6 +55,15 @@ export const contextEvalCommand: Command = {
     const cacheDir = resolveEvalCacheDir(values, root, config, io.cwd);
     const reporter = createStderrReporter({ write: io.stderr, isTTY: io.isTTY, verbose: values.verbose === true });
     const tasksFile = typeof values.tasks === 'string' ? resolveFromCwd(values.tasks, io.cwd) : undefined;
+    if (values.write === true && values.tune !== true) throw new UsageError('--write only goes with --tune: run `aiwg context-eval --tune --write`');
+    if (values.tune === true) {
+      const method = methods[0] as ScoringMethod;
+      const tuned = await runTune({ root, commits, method, config, cacheDir, reporter, ...(tasksFile === undefined ? {} : { tasksFile }) });
+      let written: string | undefined;
+      if (values.write === true) written = await writeTunedWeights(tuned, typeof values.config === 'string' ? resolveFromCwd(values.config, io.cwd) : join(root, DEFAULT_CONFIG_FILE));
+      io.stdout(values.json === true ? `${JSON.stringify({ ...tuned, written: written ?? null }, null, 2)}\n` : renderTuneReport(tuned, written, values.write === true));
+      return 0;
+    }
     const report = await runEval({ root, commits, budgets, methods, config, cacheDir, reporter, ...(tasksFile === undefined ? {} : { tasksFile }) });
     io.stdout(values.json === true ? `${JSON.stringify(report, null, 2)}\n` : renderEvalReport(report));
     return 0;

@@ -1,5 +1,6 @@
 import type { FactorScore, Signal } from '../../types.js';
-import { calibrateSemantic, boostAlignment, fuseAlignment, keywordAlignment, promoteNamed, shapeAlignment } from '../alignment.js';
+import { addEvidence, calibrateSemantic, boostAlignment, fuseAlignment, keywordAlignment, promoteNamed, shapeAlignment } from '../alignment.js';
+import { matchDefinitions } from '../definitions.js';
 import { round6 } from '../numbers.js';
 import type { SemanticAlignment } from '../semantic-adapter.js';
 
@@ -38,13 +39,18 @@ export function createTaskAlignmentSignal(options: TaskAlignmentOptions = {}): S
       else if (method === 'semantic') combined = fuseAlignment(keyword.scores, semantic, paths, 0);
       else combined = boostAlignment(keyword.scores, semantic, paths);
       const named = input.facts.named;
-      const final = promoteNamed(shapeAlignment(combined), named, paths);
+      const framed = input.facts.framed;
+      const definitions = matchDefinitions(input.facts.identifiers, input.files);
+      const final = promoteNamed(shapeAlignment(addEvidence(combined, definitions.scores, framed, paths)), named, paths);
 
       const out = new Map<string, FactorScore>();
       for (const path of paths) {
         const bm25 = keyword.raw.get(path) ?? 0;
         const parts = [`bm25 ${bm25.toFixed(2)}${keyword.ranks.has(path) ? ` (rank ${keyword.ranks.get(path)}/${keyword.raw.size})` : ''}`];
         if (semanticRaw) parts.push(`semantic ${(semanticRaw.get(path) ?? 0).toFixed(3)}`);
+        const defines = definitions.names.get(path);
+        if (defines) parts.push(`defines ${defines.slice(0, 3).join(', ')}${defines.length > 3 ? ` and ${defines.length - 3} more` : ''}`);
+        if (framed.has(path)) parts.push('in a stack frame of the task');
         if (named.has(path)) parts.push('named in the task');
         const raw = semanticRaw && method === 'semantic' ? (semanticRaw.get(path) ?? 0) : bm25;
         out.set(path, { raw: round6(raw), score: round6(final.get(path) ?? 0), detail: parts.join('; ') });
