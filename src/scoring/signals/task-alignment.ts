@@ -1,6 +1,7 @@
 import type { FactorScore, Signal } from '../../types.js';
 import { addEvidence, calibrateSemantic, boostAlignment, fuseAlignment, keywordAlignment, promoteNamed, shapeAlignment } from '../alignment.js';
 import { matchDefinitions } from '../definitions.js';
+import { addPairedEvidence, pairTestsToSources } from '../test-pairs.js';
 import { round6 } from '../numbers.js';
 import type { SemanticAlignment } from '../semantic-adapter.js';
 
@@ -41,7 +42,8 @@ export function createTaskAlignmentSignal(options: TaskAlignmentOptions = {}): S
       const named = input.facts.named;
       const framed = input.facts.framed;
       const definitions = matchDefinitions(input.facts.identifiers, input.files);
-      const final = promoteNamed(shapeAlignment(addEvidence(combined, definitions.scores, framed, paths)), named, paths);
+      const paired = addPairedEvidence(addEvidence(combined, definitions.scores, framed, paths), pairTestsToSources(input.categories));
+      const final = promoteNamed(shapeAlignment(paired.scores), named, paths);
 
       const out = new Map<string, FactorScore>();
       for (const path of paths) {
@@ -51,6 +53,8 @@ export function createTaskAlignmentSignal(options: TaskAlignmentOptions = {}): S
         const defines = definitions.names.get(path);
         if (defines) parts.push(`defines ${defines.slice(0, 3).join(', ')}${defines.length > 3 ? ` and ${defines.length - 3} more` : ''}`);
         if (framed.has(path)) parts.push('in a stack frame of the task');
+        const test = paired.lifted.get(path);
+        if (test !== undefined) parts.push(`its test ${test} matches`);
         if (named.has(path)) parts.push('named in the task');
         const raw = semanticRaw && method === 'semantic' ? (semanticRaw.get(path) ?? 0) : bm25;
         out.set(path, { raw: round6(raw), score: round6(final.get(path) ?? 0), detail: parts.join('; ') });
