@@ -1,5 +1,6 @@
 import type { Config, ExcludedFile, Level, ScoredFile, TierName } from '../types.js';
 import { LEVELS } from '../config/schema.js';
+import { compareScored } from '../scoring/score-files.js';
 
 /** Tiers that hold repository files; `history` holds conversation messages. */
 export type FileTier = Exclude<TierName, 'history'>;
@@ -126,8 +127,9 @@ export function startingLevels(config: Config): Record<FileTier, Level> {
   return { primary: pick('primary', 'full'), supporting: pick('supporting', 'detailed'), reference: pick('reference', 'summary') };
 }
 
+/** The ranking order of the score stage (relevance, then evidence, then path): one rule for both. */
 export function byRelevanceThenPath(a: ScoredFile, b: ScoredFile): number {
-  return b.relevance - a.relevance || comparePaths(a.path, b.path);
+  return compareScored(a, b);
 }
 
 export function comparePaths(a: string, b: string): number {

@@ -113,9 +113,25 @@ export function composite(factors: FactorScores, config: Config): number {
   return round6(Math.min(1, Math.max(0, total)));
 }
 
-/** Relevance descending, then path ascending. */
-export function compareScored(a: { path: string; relevance: number }, b: { path: string; relevance: number }): number {
-  return b.relevance - a.relevance || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+/** What the ranking order reads of a scored file; `factors` absent counts as no evidence. */
+export interface Rankable {
+  path: string;
+  relevance: number;
+  factors?: { task_alignment: FactorScore };
+}
+
+/**
+ * The ranking order: relevance descending; equal relevance by the strength of the evidence
+ * (task alignment, then its raw match score), so the file that matches the task better wins a
+ * tie; the path only as the last resort, for a deterministic order.
+ */
+export function compareScored(a: Rankable, b: Rankable): number {
+  return (
+    b.relevance - a.relevance ||
+    (b.factors?.task_alignment.score ?? 0) - (a.factors?.task_alignment.score ?? 0) ||
+    (b.factors?.task_alignment.raw ?? 0) - (a.factors?.task_alignment.raw ?? 0) ||
+    (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
+  );
 }
 
 function completeFactors(partial: Partial<FactorScores>): FactorScores {

@@ -165,14 +165,19 @@ describe('composite (property)', () => {
     );
   });
 
-  it('compareScored is a total order: relevance desc, then path asc', () => {
+  it('compareScored is a total order: relevance desc, then alignment, then raw alignment, then path asc', () => {
+    const item = fc.record({ path: fc.string({ maxLength: 4 }), relevance: fc.constantFrom(0.2, 0.5), factors: fc.record({ task_alignment: fc.record({ score: fc.constantFrom(0, 0.5, 1), raw: fc.constantFrom(0, 3) }) }) });
     fc.assert(
-      fc.property(fc.array(fc.record({ path: fc.string({ maxLength: 4 }), relevance: unit }), { maxLength: 30 }), (items) => {
+      fc.property(fc.array(item, { maxLength: 30 }), (items) => {
         const sorted = [...items].sort(compareScored);
         for (let i = 1; i < sorted.length; i++) {
-          const a = sorted[i - 1] as { path: string; relevance: number };
-          const b = sorted[i] as { path: string; relevance: number };
-          expect(a.relevance > b.relevance || (a.relevance === b.relevance && a.path <= b.path)).toBe(true);
+          const a = sorted[i - 1] as (typeof items)[number];
+          const b = sorted[i] as (typeof items)[number];
+          const key = (x: typeof a) => [-x.relevance, -x.factors.task_alignment.score, -x.factors.task_alignment.raw];
+          const [ka, kb] = [key(a), key(b)];
+          const cmp = ka.findIndex((v, j) => v !== kb[j]);
+          if (cmp === -1) expect(a.path <= b.path).toBe(true);
+          else expect((ka[cmp] as number) < (kb[cmp] as number)).toBe(true);
         }
       }),
     );
