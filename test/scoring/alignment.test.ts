@@ -16,6 +16,8 @@ import {
   addEvidence,
   DEFINITION_BOOST,
   FRAME_BOOST,
+  CATEGORY_SHARPNESS,
+  weighByCategory,
 } from '../../src/scoring/alignment.js';
 import { candidates } from './helpers.js';
 
@@ -133,5 +135,16 @@ describe('addEvidence', () => {
   it('is the identity without evidence', () => {
     const fused = new Map([['a', 0.3]]);
     expect(addEvidence(fused, new Map(), new Set(), ['a'])).toBe(fused);
+  });
+});
+
+describe('weighByCategory', () => {
+  it('scales an unnamed file by its category share and leaves a named one alone', () => {
+    const shares: Record<string, number> = { 'src/a.ts': 1, 'docs/a.md': 0.7 ** CATEGORY_SHARPNESS, 'test/a.test.ts': 0.9 ** CATEGORY_SHARPNESS };
+    const out = weighByCategory(new Map([['src/a.ts', 0.8], ['docs/a.md', 1], ['test/a.test.ts', 1]]), (p) => shares[p] as number, new Set(['test/a.test.ts']));
+    expect(out.get('src/a.ts')).toBe(0.8);
+    expect(out.get('docs/a.md')).toBeCloseTo(0.7 ** CATEGORY_SHARPNESS, 9);
+    expect(out.get('docs/a.md')).toBeLessThan(0.8);
+    expect(out.get('test/a.test.ts')).toBe(1);
   });
 });

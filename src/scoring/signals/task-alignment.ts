@@ -1,5 +1,5 @@
 import type { FactorScore, Signal } from '../../types.js';
-import { addEvidence, calibrateSemantic, boostAlignment, fuseAlignment, keywordAlignment, promoteNamed, shapeAlignment } from '../alignment.js';
+import { addEvidence, CATEGORY_SHARPNESS, weighByCategory, calibrateSemantic, boostAlignment, fuseAlignment, keywordAlignment, promoteNamed, shapeAlignment } from '../alignment.js';
 import { matchDefinitions } from '../definitions.js';
 import { addPairedEvidence, pairTestsToSources } from '../test-pairs.js';
 import { round6 } from '../numbers.js';
@@ -43,7 +43,9 @@ export function createTaskAlignmentSignal(options: TaskAlignmentOptions = {}): S
       const framed = input.facts.framed;
       const definitions = matchDefinitions(input.facts.identifiers, input.files);
       const paired = addPairedEvidence(addEvidence(combined, definitions.scores, framed, paths), pairTestsToSources(input.categories));
-      const final = promoteNamed(shapeAlignment(paired.scores), named, paths);
+      const priorities = ctx.config.relevance_scoring.factors.file_type.priorities;
+      const share = (path: string) => priorities[input.categories.get(path) ?? 'documentation'] ** CATEGORY_SHARPNESS;
+      const final = weighByCategory(promoteNamed(shapeAlignment(paired.scores), named, paths), share, named);
 
       const out = new Map<string, FactorScore>();
       for (const path of paths) {
