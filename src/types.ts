@@ -95,6 +95,12 @@ export interface SignalInput {
   prior: Map<string, Partial<FactorScores>>;
   /** Category of every file, computed once. */
   categories: Map<string, FileCategory>;
+  /**
+   * Task-independent data derived from `files` (the import graph), built once per collected file
+   * set: a long-lived score stage (the warm index) hands the same set back until a file changes,
+   * so its next query reuses them. Absent: build it now.
+   */
+  derived?: <T>(key: string, build: () => T) => T;
 }
 
 /** A scoring signal: one file in src/scoring/signals registers one factor. */

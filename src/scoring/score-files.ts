@@ -1,4 +1,4 @@
-import type { Config, FactorName, FactorScore, FactorScores, RunContext, ScoredFile, Signal, SignalDeps, SignalInput, Embedder } from '../types.js';
+import type { CandidateFile, Config, FactorName, FactorScore, FactorScores, RunContext, ScoredFile, Signal, SignalDeps, SignalInput, Embedder } from '../types.js';
 import { FACTOR_NAMES } from '../types.js';
 import type { ScoreResult, ScoreStage } from '../stages.js';
 import { resolveCacheDir } from '../cache/cache-dir.js';
@@ -50,6 +50,8 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     ctx.warnings.push(...loaded.warnings);
     return embedder;
   };
+  // Task-independent data of the last collected file set (SignalInput.derived).
+  let derivedFrom: { files: CandidateFile[]; values: Map<string, unknown> } | undefined;
   // One binding per embedder and cache directory: it keeps the embedding store open between runs of a long-lived stage.
   let bound: { embedder: Embedder; cacheDir: string; align: SemanticAlignment } | undefined;
   const alignmentFor = (embedder: Embedder, cacheDir: string): SemanticAlignment => {
@@ -77,7 +79,13 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     }
 
     const prior = new Map<string, Partial<FactorScores>>(files.map((f) => [f.path, {}]));
-    const input: SignalInput = { task, facts, files, git, nowMs: ctx.nowMs, prior, categories };
+    if (derivedFrom?.files !== files) derivedFrom = { files, values: new Map() };
+    const values = derivedFrom.values;
+    const derived = <T>(key: string, build: () => T): T => {
+      if (!values.has(key)) values.set(key, build());
+      return values.get(key) as T; // set just above by the build of the same key
+    };
+    const input: SignalInput = { task, facts, files, git, nowMs: ctx.nowMs, prior, categories, derived };
     const signalDeps: SignalDeps = embedder ? { embedder } : {};
     for (const [i, signal] of signals.entries()) {
       ctx.reporter.progress('scoring', i, signals.length);

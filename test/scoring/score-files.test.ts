@@ -78,6 +78,25 @@ describe('score stage', () => {
     expect(ctx.warnings).toEqual([expect.stringContaining('outside [0,1]'), expect.stringContaining('git exploded')]);
   });
 
+  it('builds task-independent data once per collected file set, again when the set changes', async () => {
+    const builds: string[] = [];
+    const graphOf = (name: FactorName): Signal => ({
+      name,
+      score: (input) => {
+        const graph = input.derived?.('graph', () => (builds.push(input.files.map((f) => f.path).join(',')), { edges: input.files.length }));
+        return new Map(input.files.map((f) => [f.path, { raw: graph?.edges ?? -1, score: 0.5 }]));
+      },
+    });
+    const stage = createScoreStage({ root: '/repo', config: defaultConfig() }, { signals: [graphOf('dependency_depth'), graphOf('mention_density')] });
+    const first = collected(FILES);
+    await stage({ task: 'one task', collected: first }, testContext());
+    await stage({ task: 'another task', collected: { ...first, warnings: [] } }, testContext());
+    expect(builds).toEqual(['a.ts,b.ts,c.md']);
+    const result = await stage({ task: 'one task', collected: collected({ ...FILES, 'd.ts': '' }) }, testContext());
+    expect(builds).toEqual(['a.ts,b.ts,c.md', 'a.ts,b.ts,c.md,d.ts']);
+    expect(result.files.find((f) => f.path === 'd.ts')?.factors.dependency_depth.raw).toBe(4);
+  });
+
   it('flags files the task @-mentions', async () => {
     const result = await createScoreStage({ root: '/repo', config: defaultConfig() }, { signals: [] })(
       { task: 'see @a.ts and b.ts', collected: collected(FILES) },

@@ -17,7 +17,9 @@ export const dependencyDepthSignal: Signal = {
   score(input, ctx) {
     const maxDepth = ctx.config.relevance_scoring.factors.dependency_depth.max_depth;
     const seeds = seedFiles(input);
-    const graph = buildImportGraph(input.files);
+    // The graph does not depend on the task: a warm index builds it once per collected file set.
+    const build = () => buildImportGraph(input.files);
+    const graph = input.derived ? input.derived('import-graph', build) : build();
     ctx.warnings.push(...graph.warnings);
     const distance = distancesFrom(seeds, graph, maxDepth);
     const out = new Map<string, FactorScore>();
