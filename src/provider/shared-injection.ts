@@ -1,4 +1,5 @@
 import { truncateToTokenBudget } from '../tokenize/budget.js';
+import { cutToFit, type TruncatePort } from '../allocate/cut-to-fit.js';
 import type { Tokenizer } from '../tokenize/tokenizer.js';
 import { UsageError } from '../errors.js';
 import type { ContextMetadata, ContextRequest, SharedContextPort, SharedEntry } from './ports.js';
@@ -55,11 +56,20 @@ export async function fitSharedEntries(options: FitSharedOptions): Promise<Share
       lines.push(whole);
       continue;
     }
-    const spare = options.budget - tokenizer.count(render([...lines, label]));
-    if (spare < MIN_CUT_TOKENS) continue;
-    const cut = truncateToTokenBudget(entry.content, spare, tokenizer);
-    if (cut !== '' && tokenizer.count(render([...lines, label + cut])) <= options.budget) {
-      lines.push(label + cut);
+    // The engine's one truncation choice, with spec 000's sentence/word cut: cut to what the
+    // block has left, count the whole block, cut again while it is over.
+    const cut = cutToFit({
+      content: entry.content,
+      strategy: 'end',
+      tokenizer,
+      remaining: options.budget,
+      contentBudget: options.budget - tokenizer.count(render([...lines, label])),
+      minContentTokens: MIN_CUT_TOKENS,
+      truncate: sentenceCut,
+      price: ({ text }) => ({ line: label + text, cost: tokenizer.count(render([...lines, label + text])) }),
+    });
+    if (cut) {
+      lines.push(cut.line);
       truncated++;
     }
   }
@@ -67,6 +77,12 @@ export async function fitSharedEntries(options: FitSharedOptions): Promise<Share
   const text = render(lines);
   return { text, tokens: tokenizer.count(text), included: lines.length, truncated, dropped: all.length - lines.length };
 }
+
+/** truncateToTokenBudget as the engine's truncation port (the strategy is always its own). */
+const sentenceCut: TruncatePort = (text, { budget, tokenizer }) => {
+  const cut = truncateToTokenBudget(text, budget, tokenizer);
+  return { text: cut, tokens: tokenizer.count(cut), originalTokens: tokenizer.count(text), truncated: cut !== text };
+};
 
 function attr(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
