@@ -5,6 +5,7 @@ import type {
   BudgetPlan,
   CollectStage,
   HistoryMessage,
+  LevelsInput,
   LevelsStage,
   RenderFormat,
   ScoreResult,
@@ -148,11 +149,11 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   const runId = options.runId ?? deps.newRunId();
 
   await deps.ensureOwnDirs(root, config);
-  const { collected, scoring: scored, tiering } = await scoreTask({ task, root }, ctx, deps, time);
+  const { collected, facts, scoring: scored, tiering } = await scoreTask({ task, root }, ctx, deps, time);
   const wanted = tieredPaths(tiering);
   const lastModifiedMs = new Map(collected.files.map((f) => [f.path, collected.git.lastCommitMs.get(f.path) ?? f.mtimeMs]));
   const levels = await time('summarize', () =>
-    deps.levels({ root, files: collected.files.filter((f) => wanted.has(f.path)), lastModifiedMs }, ctx),
+    deps.levels({ root, files: collected.files.filter((f) => wanted.has(f.path)), lastModifiedMs, focus: focusOf(tiering, facts) }, ctx),
   );
   const allocation = await time('allocate', () =>
     deps.allocate(
@@ -186,4 +187,10 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
     timings,
   });
   return { record, rendered: allocation.rendered, scored: scored.files, candidates: collected.files };
+}
+
+/** The query-aware detailed level's focus: the primary and supporting files, the task's code identifiers. */
+function focusOf(tiering: Tiering, facts: TaskFacts): LevelsInput['focus'] {
+  const paths = new Set([...tiering.tiers.primary, ...tiering.tiers.supporting].map((f) => f.file.path));
+  return { paths, identifiers: facts.identifiers };
 }

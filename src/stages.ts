@@ -46,6 +46,11 @@ export interface LevelsInput {
   files: CandidateFile[];
   /** Last commit time per path (stubs show it); falls back to mtime. */
   lastModifiedMs: Map<string, number>;
+  /**
+   * The query-aware detailed level (issue 16): for these paths (the primary and supporting
+   * files), definitions named by one of `identifiers` are shown whole in the detailed level.
+   */
+  focus?: { paths: ReadonlySet<string>; identifiers: readonly string[] };
 }
 /**
  * Every level (full, detailed, summary, stub) of each file, token counts exact for ctx.tokenizer.

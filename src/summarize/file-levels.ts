@@ -5,6 +5,7 @@ import type { CandidateFile, KeyValueCache, LevelContent, RunContext } from '../
 import { analyzeFile, fileTypeForPath, type FileAnalysis } from './outline/index.js';
 import { renderOutline } from './outline/render.js';
 import { applyPreserve, preservesAll } from './outline/preserve.js';
+import { focusOutline, mentionsAny } from './outline/focus.js';
 import { buildStub } from './stub.js';
 import type { SyntaxEngine } from './syntax/engine.js';
 import { LOCAL_SUMMARIZER, summarizeLocally } from './summarizers/local.js';
@@ -31,7 +32,12 @@ export interface FileLevels {
   cached: Record<Level, boolean>;
 }
 
-export type BuildFileLevels = (file: CandidateFile, lastModifiedMs: number, ctx: RunContext) => Promise<FileLevels>;
+/**
+ * `focus`: identifiers the task writes as code. When the file defines one of them, its detailed
+ * level is the query-aware one (those definitions whole, the rest as outline), derived from the
+ * outline and the content, not cached: the task is not part of any cache key.
+ */
+export type BuildFileLevels = (file: CandidateFile, lastModifiedMs: number, ctx: RunContext, focus?: readonly string[]) => Promise<FileLevels>;
 
 /**
  * Builds the four levels of one file: the cold path parses and renders, the warm path is two or
@@ -72,7 +78,7 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
     }
   };
 
-  return async (file, lastModifiedMs, ctx) => {
+  return async (file, lastModifiedMs, ctx, focus) => {
     const { tokenizer } = ctx;
     const subject = invalidateOnChange ? file.hash : sha256(`path\0${file.path}`);
     let analysis: FileAnalysis | undefined;
@@ -104,7 +110,6 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
       const entry = subject === file.hash ? { ...detailed, fullTokens } : detailed;
       await store(ctx, ports.summaryCache, 'detailed', detailedKey, JSON.stringify(entry));
     }
-
     const summaryLimit = limits.summary.token_limit;
     const localKey = `${subject}.${variant(`${LOCAL_SUMMARIZER.id}@${LOCAL_SUMMARIZER.version}`, tokenizer, summaryLimit)}`;
     let summary: LevelText | undefined;
@@ -138,8 +143,20 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
     const fileType = analysis?.fileType ?? (await stubFileType(file, analyze));
     const stub = buildStub({ path: file.path, fileType, lastModifiedMs, lineCount: file.lineCount }, tokenizer, limits.stub.token_limit, limits.stub.include);
 
+    // After the summary: the LLM summarizes the task-independent outline, which its cache key assumes.
+    let shown = detailed;
+    if (focus !== undefined && focus.length > 0 && mentionsAny(file.content, focus)) {
+      const a = await analyze();
+      const focused = focusOutline(applyPreserve(a.items, limits.detailed.preserve), file.content, new Set(focus));
+      if (focused) {
+        const text = renderOutline(focused.items, { tokenizer, limit: limits.detailed.token_limit, commentPrefix: a.commentPrefix });
+        // Only when every named definition survived the limit whole; otherwise the task-independent level stays.
+        if (focused.bodies.every((body) => text.includes(body))) shown = measure(text, tokenizer);
+      }
+    }
+
     const levels = config.summarization.enabled
-      ? monotone([full, detailed, summary, stub], [limits.full.token_limit, limits.detailed.token_limit, limits.summary.token_limit, limits.stub.token_limit])
+      ? monotone([full, shown, summary, stub], [limits.full.token_limit, limits.detailed.token_limit, limits.summary.token_limit, limits.stub.token_limit])
       : // Summarization off: a file is either whole or a stub (detailed and summary repeat the stub).
         [full, stub, stub, stub];
     return { levels: levels.map((l, i) => ({ level: LEVEL_ORDER[i]!, content: l.content, tokens: l.tokens })), cached };

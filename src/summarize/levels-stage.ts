@@ -55,7 +55,8 @@ export function createLevelsStage(options: LevelsStageOptions, deps: Partial<Lev
     const worker = async () => {
       for (let i = next++; i < files.length; i = next++) {
         const file = files[i]!;
-        results[i] = (await build!(file, input.lastModifiedMs.get(file.path) ?? file.mtimeMs, ctx)).levels;
+        const focus = input.focus?.paths.has(file.path) ? input.focus.identifiers : undefined;
+        results[i] = (await build!(file, input.lastModifiedMs.get(file.path) ?? file.mtimeMs, ctx, focus)).levels;
         ctx.reporter.progress('summarize', ++done, files.length);
       }
     };

@@ -94,10 +94,10 @@ function estimateDrops(items: OutlineItem[], order: OutlineItem[], tokenizer: To
 /**
  * Lower ranks are kept longer: private before exported, nested before top level.
  * 6 nested private, 5 top-level private or plain statement, 4 nested exported, 3 import,
- * 2 top-level exported, 1 file header.
+ * 2 top-level exported, 1 file header or a definition the task names (pinned).
  */
 export function dropRank(item: OutlineItem): number {
-  if (item.isHeader) return 1;
+  if (item.isHeader || item.pinned) return 1;
   if (item.kind === 'import') return 3;
   const nested = item.depth > 0;
   if (item.exported) return nested ? 4 : 2;

@@ -15,6 +15,8 @@ export interface OutlineItem {
   depth: number;
   /** The file's header comment or module docstring: dropped last. */
   isHeader?: boolean;
+  /** A definition the task names (shown whole by the query-aware detailed level) or a container of one: dropped last, like the header. */
+  pinned?: boolean;
   /** 0-based rows of the item itself (wrappers included, attached comments excluded). */
   startRow: number;
   endRow: number;
