@@ -59,6 +59,18 @@ describe('query-aware detailed level', () => {
     expect(await levelsFor([TARGET])).toEqual(await levelsFor([TARGET]));
   });
 
+  it('shows a named method whole inside its class, whose outline stays', async () => {
+    const methods = NAMES.map((name, i) => body(name, i).split('\n').map((l) => `    ${l}`).join('\n')).join('\n\n');
+    const source = `class Pipeline:\n    """Steps."""\n\n${methods}\n`;
+    const config = ConfigSchema.parse({});
+    const build = createFileLevels(config, { syntax: createSyntaxEngine() });
+    const { levels } = await build(candidate('cls.py', source), Date.UTC(2026, 0, 2), testContext({ config, tokenizer: o200k }), [TARGET]);
+    expect(levels[1]!.content).toContain('class Pipeline:');
+    expect(levels[1]!.content).toContain(`    ${TARGET_LINE}`);
+    expect(levels[1]!.content).not.toContain('x-step-16-5');
+    expect(levels[1]!.tokens).toBeLessThanOrEqual(2000);
+  });
+
   describe('in a run at a tight budget', () => {
     let repo: Fixture;
     let cache: Fixture;
