@@ -23,7 +23,7 @@ const POINTER = new RegExp(`^${POINTER_PREFIX}([0-9a-f]{12,64})$`);
 export async function storeOutputs(root: string, outputs: ReadonlyArray<{ text: string }>): Promise<void> {
   if (outputs.length === 0) return;
   const dir = join(conversationDir(root), 'outputs');
-  await ensureDir(root);
+  await ensureConversationDir(root);
   const present = new Set(await readdir(dir).catch(() => [] as string[]));
   for (const { text } of outputs) {
     const name = `${sha256Hex(text)}.txt`;
@@ -57,7 +57,7 @@ export async function readSessionRecord(root: string, sessionId: string): Promis
 }
 
 export async function writeSessionRecord(root: string, record: SessionRecord): Promise<void> {
-  await ensureDir(root);
+  await ensureConversationDir(root);
   await writeFileAtomic(sessionRecordPath(root, record.session_id), `${JSON.stringify(record, null, 2)}\n`);
 }
 
@@ -65,7 +65,8 @@ export function sessionRecordPath(root: string, sessionId: string): string {
   return join(conversationDir(root), 'sessions', `${sessionId}.json`);
 }
 
-async function ensureDir(root: string): Promise<void> {
+/** Create `.aiwg/conversation/` (ignoring itself) and its `outputs/`. */
+export async function ensureConversationDir(root: string): Promise<void> {
   const dir = conversationDir(root);
   await ensureIgnoredDir(dir, SELF_IGNORE);
   await mkdir(join(dir, 'outputs'), { recursive: true });

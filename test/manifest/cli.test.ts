@@ -150,7 +150,7 @@ describe('aiwg working-set', () => {
     [['working-set', 'add', 'src/a.ts', '--max-lines', '0', '--why', 'x'], /--max-lines "0" is not a whole number of lines >= 1/],
     [['working-set', 'add', 'src/a.ts', '--truncate-strategy', 'tail', '--why', 'x'], /--truncate-strategy "tail" is not valid: use one of never, start, middle, end/],
     [['working-set', 'refresh', '--bump-recent', 'two'], /--bump-recent "two" is not a whole number of budget records/],
-    [['working-set', 'frobnicate'], /expected a subcommand \(add, remove, priority, refresh\)/],
+    [['working-set', 'frobnicate'], /expected a subcommand \(add, remove, priority, refresh, tool-output\)/],
     [['working-set', 'refresh'], /refresh needs --bump-recent N and\/or --demote-unused N/],
   ])('%j is refused with exit 2', async (argv, message) => {
     fixture = setup();

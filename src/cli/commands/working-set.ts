@@ -1,4 +1,8 @@
-import { isAbsolute } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
+import { TOOL_OUTPUT_MAX_TOKENS } from '../../conversation/message-caps.js';
+import { addToolOutput, removeToolOutput, type ToolOutputTarget } from '../../manifest/working-set/tool-output.js';
+import { MAX_INPUT_FILE_BYTES, readInsideRoot } from '../../security/read-guard.js';
+import { createTokenizer } from '../../tokenize/tokenizer.js';
 import type { CliIo, Command, OptionValues } from '../command.js';
 import { UsageError } from '../../errors.js';
 import { credentialFileReason } from '../../collect/exclusion-rules.js';
@@ -19,7 +23,7 @@ import { WORKING_SET_ROLES, type WorkingSetRole } from '../../manifest/working-s
 import { TRUNCATE_STRATEGIES, type TruncateStrategy } from '../../tokenize/truncate.js';
 import type { WorkingSetActor, WorkingSetEvent, WorkingSetUpdate } from '../../manifest/working-set/update.js';
 
-const SUBCOMMANDS = ['add', 'remove', 'priority', 'refresh'] as const;
+const SUBCOMMANDS = ['add', 'remove', 'priority', 'refresh', 'tool-output'] as const;
 const ACTORS = ['model', 'orchestrator', 'user'] as const;
 /** Priority of `add` without --priority: the middle of spec 001's 0.3 (nice to have) .. 1.0 (critical). */
 const DEFAULT_ADD_PRIORITY = 0.5;
@@ -32,6 +36,8 @@ export const workingSetCommand: Command = {
     '       aiwg working-set remove <path> --why "..."',
     '       aiwg working-set priority <path> --priority N --why "..."',
     '       aiwg working-set refresh [--bump-recent N] [--demote-unused N]',
+    '       aiwg working-set tool-output add <name> --from FILE --why "..." [--keep N] [--cap N] [--priority N]',
+    '       aiwg working-set tool-output remove <name> --why "..."',
   ].join('\n'),
   allowPositionals: true,
   options: {
@@ -45,6 +51,9 @@ export const workingSetCommand: Command = {
     root: { type: 'string' },
     'bump-recent': { type: 'string' },
     'demote-unused': { type: 'string' },
+    from: { type: 'string' },
+    keep: { type: 'string' },
+    cap: { type: 'string' },
     json: { type: 'boolean' },
   },
   help: {
@@ -58,6 +67,9 @@ export const workingSetCommand: Command = {
     '--root DIR': 'repository root; paths are relative to it (default: the current directory)',
     '--bump-recent N': 'refresh: raise by 0.1 the files used in the newest N budget records',
     '--demote-unused N': 'refresh: lower by 0.1 the context files unused in the newest N budget records',
+    '--from FILE': 'tool-output add: the output to add, a file inside the root (normalised and capped like a conversation\'s tool output)',
+    '--keep N': 'tool-output add: keep only the N most recent tool outputs in the working set',
+    '--cap N': `tool-output add: token cap of the kept text (default ${TOOL_OUTPUT_MAX_TOKENS}); the full text is stored out of band`,
     '--json': 'print the logged events as JSON',
   },
   async run({ values, positionals }, io) {
@@ -69,7 +81,9 @@ export const workingSetCommand: Command = {
     const now = () => Date.now();
 
     let events: WorkingSetEvent[];
-    if (sub === 'refresh') {
+    if (sub === 'tool-output') {
+      events = await toolOutput(positionals.slice(1), values, { root, file, log, now }, io);
+    } else if (sub === 'refresh') {
       if (path !== undefined) throw new UsageError(`refresh takes no path, got "${path}"`);
       events = await refresh(values, { root, file, log, now }, io.stderr);
     } else {
@@ -181,6 +195,39 @@ async function refresh(
     why: `${change.kind}: ${change.why}`,
   }));
   return updateWorkingSetFile({ ...options, updates, by: 'orchestrator' });
+}
+
+/** `tool-output add|remove <name>`: spec 001's orchestrator-initiated updates (always by the orchestrator). */
+async function toolOutput(args: string[], values: OptionValues, target: ToolOutputTarget, io: CliIo): Promise<WorkingSetEvent[]> {
+  const [action, name, ...extra] = args;
+  if (action !== 'add' && action !== 'remove') throw new UsageError(`tool-output expects add or remove, got ${action === undefined ? 'none' : `"${action}"`}`);
+  if (name === undefined) throw new UsageError(`tool-output ${action} needs a name: aiwg working-set tool-output ${action} <name> --why "..."`);
+  if (extra.length > 0) throw new UsageError(`one tool output per update, got also ${extra.join(' ')}`);
+  const why = typeof values.why === 'string' ? values.why.trim() : '';
+  if (why === '') throw new UsageError(`--why "..." is required: say why tool output ${name} is being ${action === 'add' ? 'added' : 'removed'} (it is logged)`);
+  if (action === 'remove') return (await removeToolOutput({ ...target, name, why })).events;
+  if (typeof values.from !== 'string' || values.from === '') throw new UsageError('tool-output add needs --from FILE: the tool output, a file inside the root');
+  // The one read-path guard: inside the root after symlinks, a regular file, size checked first.
+  const read = await readInsideRoot(target.root, resolve(io.cwd, values.from), { maxBytes: MAX_INPUT_FILE_BYTES });
+  if (read.kind === 'refused') {
+    const fix = read.code === 'outside-root' ? 'copy it into the root or pass --root' : 'pass a regular file inside the root';
+    throw new UsageError(`--from ${values.from}: ${read.code === 'outside-root' ? `is outside the root ${target.root}` : `it ${read.reason}`}; ${fix}`);
+  }
+  const keep = countFlag(values, 'keep', 'tool outputs');
+  const cap = countFlag(values, 'cap', 'tokens');
+  const { config } = await loadCommandConfig(values, io, { root: target.root });
+  const change = await addToolOutput({
+    ...target,
+    name,
+    why,
+    text: read.file.bytes.toString('utf8'),
+    tokenizer: await createTokenizer(config.tokenizer),
+    ...(values.priority !== undefined ? { priority: priorityFlag(values, undefined) } : {}),
+    ...(keep !== undefined ? { keep } : {}),
+    ...(cap !== undefined ? { cap } : {}),
+  });
+  if (change.pointer !== undefined) io.stderr(`tool output ${name}: ${change.tokens ?? 0} tokens kept in ${change.path}; full text ${change.pointer} (aiwg conversation show-output ${change.pointer})\n`);
+  return change.events;
 }
 
 function describeEvent(event: WorkingSetEvent): string {
