@@ -9,6 +9,8 @@ import { assembleWorkingSet, type AssemblyResult } from './assemble.js';
 import { createLevelsPort } from './levels-port.js';
 import { displayManifestPath, loadWorkingSet, resolveWorkingSetEventsPath } from './manifest-file.js';
 import { assemblyEvent } from './report.js';
+import { runConversationBuild } from '../../conversation/run.js';
+import type { WorkingSet, WorkingSetFile } from './schema.js';
 
 export interface AssembleFileOptions {
   root: string;
@@ -42,14 +44,47 @@ export async function assembleWorkingSetFile(options: AssembleFileOptions): Prom
   const runContext: RunContext = { config, tokenizer, reporter: options.reporter, nowMs: options.nowMs ?? Date.now(), warnings: [], ...(options.env ? { env: options.env } : {}) };
   const useLevels = options.useLevels && config.summarization.enabled;
   const manifestPath = displayManifestPath(root, file);
+  const rootReader = createRootReader(root, { redactSecrets: !config.collect.include_secrets });
+  const slot = manifest.conversation ? await conversationSlot(manifest.conversation, { root, config, manifestPath, ...(options.env ? { env: options.env } : {}), ...(options.nowMs !== undefined ? { nowMs: options.nowMs } : {}) }) : undefined;
   const result = await assembleWorkingSet(
-    manifest,
+    slot ? { ...manifest, files: [...manifest.files, slot.entry] } : manifest,
     { root, manifestPath, tokenizer, format },
     {
-      readFile: createRootReader(root, { redactSecrets: !config.collect.include_secrets }),
+      readFile: slot ? async (path) => (path === slot.entry.path ? { kind: 'ok', content: slot.text } : rootReader(path)) : rootReader,
       ...(useLevels ? { levels: createLevelsPort({ root, config, ctx: runContext }) } : {}),
     },
   );
+  if (slot) {
+    for (const warning of slot.warnings) result.report.warnings.push(`conversation ${slot.entry.path}: ${warning}`);
+  }
   if (options.log) await createJsonlAppender(resolveWorkingSetEventsPath(root), { root })(assemblyEvent(result.report, manifestPath, runContext.nowMs, options.runId ?? randomUUID()));
   return { ...result, manifestPath };
+}
+
+/**
+ * Spec 001 section 8's conversation-history slot: the session's conversation, built by the
+ * conversation builder (`runConversationBuild`: read-path guard, redaction, rolling summary
+ * resumed from the session record, tool outputs out of band) as text within the slot's
+ * `max_tokens`, placed as one context entry named by the session path; `truncate_strategy:
+ * start` keeps the recent end if the whole context is short of room.
+ */
+async function conversationSlot(
+  slot: NonNullable<WorkingSet['conversation']>,
+  options: { root: string; config: Config; manifestPath: string; env?: RuntimeEnv; nowMs?: number },
+): Promise<{ entry: WorkingSetFile; text: string; warnings: string[] }> {
+  const built = await runConversationBuild({
+    root: options.root,
+    session: slot.session,
+    sessionLabel: `${slot.session} (conversation.session of ${options.manifestPath})`,
+    config: options.config,
+    format: 'text',
+    maxTokens: slot.max_tokens,
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.nowMs !== undefined ? { now: () => options.nowMs! } : {}),
+  });
+  return {
+    entry: { path: slot.session, priority: slot.priority, role: 'context', truncate_strategy: 'start', strategyExplicit: true, why: 'conversation history' },
+    text: built.serialized,
+    warnings: built.report.warnings,
+  };
 }

@@ -41,6 +41,11 @@ export const WorkingSetFileSchema = z.strictObject({
   why: z.string().optional().describe('Why the file is in the working set'),
 });
 
+/** Spec 001 section 8: conversation history typically takes 2,000-5,000 tokens; the low end. */
+export const CONVERSATION_DEFAULT_TOKENS = 2000;
+/** Below the task (developer files) and above plain context files of the default 0.5. */
+export const CONVERSATION_DEFAULT_PRIORITY = 0.6;
+
 export const WorkingSetSchema = z
   .strictObject({
     protocol: z.literal(WORKING_SET_PROTOCOL).describe('Protocol version of the manifest'),
@@ -56,6 +61,19 @@ export const WorkingSetSchema = z
      */
     trusted_roles: z.array(z.enum(INSTRUCTION_ROLES)).default([]).describe('Instruction roles files may take'),
     files: z.array(WorkingSetFileSchema).default([]),
+    /**
+     * Extension (spec 001 section 8's "conversation history" slot): a session file whose
+     * conversation (rolling summary + recent window, built by `aiwg conversation build`) is
+     * placed in the context within its own share of the budget.
+     */
+    conversation: z
+      .strictObject({
+        session: z.string().min(1).describe('Session JSON file relative to the root (aiwg conversation build --session)'),
+        max_tokens: z.number().int().positive().default(CONVERSATION_DEFAULT_TOKENS).describe('Share of the budget for the conversation'),
+        priority: z.number().min(0).max(1).default(CONVERSATION_DEFAULT_PRIORITY).describe('0.0-1.0, ranked among the files'),
+      })
+      .optional()
+      .describe('Conversation history slot'),
     metadata: z
       .strictObject({
         last_updated: z.iso.datetime({ offset: true }).optional(),
@@ -96,6 +114,13 @@ export const WorkingSetSchema = z
         });
       } else seen.set(key, index);
     });
+    if (value.conversation) {
+      const problem = manifestPathProblem(value.conversation.session);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['conversation', 'session'], message: problem });
+      else if (seen.has(normalizeManifestPath(value.conversation.session))) {
+        ctx.addIssue({ code: 'custom', path: ['conversation', 'session'], message: `"${value.conversation.session}" is also listed in files: the raw session file and its built conversation would both be placed; remove it from files` });
+      }
+    }
   });
 
 export type WorkingSetInput = z.input<typeof WorkingSetSchema>;
@@ -119,6 +144,8 @@ export interface WorkingSet {
   budget: { max_tokens: number; reserved_for_response: number; effective: number };
   trusted_roles: InstructionRole[];
   files: WorkingSetFile[];
+  /** The conversation-history slot; `session` normalized like a file path. */
+  conversation?: { session: string; max_tokens: number; priority: number };
   metadata?: ParsedWorkingSet['metadata'];
 }
 
@@ -153,6 +180,7 @@ function resolveWorkingSet(parsed: ParsedWorkingSet): WorkingSet {
       if (file.why !== undefined) resolved.why = file.why;
       return resolved;
     }),
+    ...(parsed.conversation ? { conversation: { ...parsed.conversation, session: normalizeManifestPath(parsed.conversation.session) } } : {}),
     ...(parsed.metadata ? { metadata: parsed.metadata } : {}),
   };
 }

@@ -130,7 +130,7 @@ describe('schemas/working-set.schema.json', () => {
 
   it('describes the keys of the manifest', () => {
     const schema = workingSetJsonSchema() as { properties: Record<string, unknown>; required: string[] };
-    expect(Object.keys(schema.properties).sort()).toEqual(['budget', 'files', 'metadata', 'protocol', 'trusted_roles']);
+    expect(Object.keys(schema.properties).sort()).toEqual(['budget', 'conversation', 'files', 'metadata', 'protocol', 'trusted_roles']);
     expect(schema.required).toEqual(expect.arrayContaining(['protocol', 'budget']));
   });
 });

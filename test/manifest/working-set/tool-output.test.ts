@@ -126,3 +126,47 @@ describe('aiwg working-set tool-output (spec 001 section 6, orchestrator-initiat
     expect(readFileSync(join(root, 'working-set.yml'), 'utf8')).toBe(before);
   });
 });
+
+const EXAMPLE_SESSION = join(import.meta.dirname, '../../../.aiwg/examples/conversation/coding-session.json');
+
+describe('conversation-history slot of a working set (spec 001 section 8)', () => {
+  function withSession(slot: string): Fixture {
+    const f = setup(4000);
+    f.write('sessions/s.json', readFileSync(EXAMPLE_SESSION, 'utf8'));
+    f.write('working-set.yml', `${readFileSync(join(f.root, 'working-set.yml'), 'utf8')}${slot}`);
+    return f;
+  }
+
+  it('places the session\'s summary and recent window, built by the conversation builder, within the slot\'s share and the budget', async () => {
+    const { root } = withSession('conversation:\n  session: sessions/s.json\n  max_tokens: 1200\n');
+    const { context, report } = await assemble(root);
+    const entry = report.included.find((f) => f.path === 'sessions/s.json') as { path: string; tokens: number } | undefined;
+    expect(entry).toBeDefined();
+    expect(context).toContain('Session summary (engine-authored');
+    // The newest message of the example session is in the recent window.
+    const session = JSON.parse(readFileSync(EXAMPLE_SESSION, 'utf8')) as { messages: Array<{ role: string; content?: string }> };
+    const last = [...session.messages].reverse().find((m) => m.role === 'assistant' && typeof m.content === 'string' && m.content.length > 20)!;
+    expect(context).toContain(last.content!.slice(0, 20));
+    // Independent count (chars4): the slot's text stays within its max_tokens, the whole within the budget.
+    const block = /<context path="sessions\/s\.json">\n([\s\S]*?)\n<\/context>/.exec(context)![1]!;
+    expect(Math.ceil(block.length / 4)).toBeLessThanOrEqual(1200 + 50);
+    expect(Math.ceil(context.length / 4)).toBe(report.budget.used);
+    expect(report.budget.used).toBeLessThanOrEqual(report.budget.effective);
+    // The builder kept its session record: the next assembly resumes from the summary.
+    expect(existsSync(join(root, '.aiwg/conversation/sessions'))).toBe(true);
+  });
+
+  it.each([
+    ['conversation:\n  session: ../outside.json\n', /conversation\.session.*outside the root|conversation\.session.*\.\./],
+    ['conversation:\n  session: escape.log\n', /is outside the root/],
+    ['conversation:\n  session: sessions/s.json\n  max_tokens: 0\n', /conversation\.max_tokens/],
+    ['conversation:\n  session: task.md\n', /task\.md/],
+  ])('%j fails with a one-line error and exit 2', async (slot, message) => {
+    const { root } = withSession(slot);
+    const io = fakeIo(root);
+    expect(await runMain(['assemble', '--tokenizer', 'chars4', '--no-levels', '--no-log'], io)).toBe(2);
+    expect(io.err()).toMatch(message);
+    expect(io.err().trimEnd().split('\n')).toHaveLength(1);
+    expect(io.out()).toBe('');
+  });
+});
