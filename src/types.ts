@@ -51,6 +51,16 @@ export interface GitFacts {
   head?: string;
   /** True for a shallow clone: history-based signals are partial. */
   isShallow?: boolean;
+  /** Which files changed together in recent commits (relevance_scoring.co_change); absent = off or no history. */
+  coChange?: CoChangeTable;
+}
+
+/** Per path: how many walked commits touched it, and with which other paths how often. */
+export interface CoChangeTable {
+  /** Commits walked (huge ones skipped). */
+  commits: number;
+  touched: Map<string, number>;
+  pairs: Map<string, Map<string, number>>;
 }
 
 /** Output of the collect stage. */

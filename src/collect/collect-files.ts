@@ -4,6 +4,7 @@ import type { CandidateFile, CollectResult, Config, ExcludedFile, GitFacts, KeyV
 import { InputError } from '../errors.js';
 import { resolveCacheDir, resolveSummaryCacheDir } from '../cache/cache-dir.js';
 import { defaultCollectPorts, execGit, GitCommandError, type CollectPorts } from './collect-ports.js';
+import { loadCoChange } from './co-change.js';
 import { cachedCommitTimes, gitFacts, lastCommitTimes, listRepository, locateRepository } from './git-facts.js';
 import { readIndexed } from './indexed-read.js';
 import { createPathFilter, type PathFilter } from './path-filter.js';
@@ -76,6 +77,17 @@ export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?
           return new Map<string, number>();
         })
         .then((times) => gitFacts(listing, location, times));
+      const coChange = ctx.config.relevance_scoring.co_change;
+      if (head !== undefined && coChange.share > 0) {
+        const cacheDir = ports.fs ? undefined : resolveCacheDir(rootReal, ctx.config);
+        const table = loadCoChange(git, rootReal, { prefix: location.prefix, head, commits: coChange.commits, maxFiles: coChange.max_files_per_commit, ...(cacheDir ? { cacheDir } : {}) })
+          .catch((error: unknown) => {
+            if (!(error instanceof GitCommandError)) throw error;
+            warnings.push(`git log failed (${error.stderr.trim().split('\n')[0] ?? ''}): co-change signal is off`);
+            return undefined;
+          });
+        facts = Promise.all([facts, table]).then(([f, t]) => (t ? { ...f, coChange: t } : f));
+      }
     } else {
       warnings.push(warning ?? 'not a git repository: recency and history signals are off');
       const walked = await walkTree(fs, rootReal, filter);

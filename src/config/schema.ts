@@ -124,6 +124,19 @@ export const RelevanceScoringSchema = z
         }).prefault({}),
       })
       .prefault({}),
+    /**
+     * Extension: co-change evidence. A file that changed together with one of the task's
+     * strongest files in the last `commits` commits rises to `share` x (how often they changed
+     * together / how often the strong file changed) x its score; 0 = off. Commits touching more
+     * than `max_files_per_commit` files are skipped.
+     */
+    co_change: z
+      .strictObject({
+        share: weight.default(0),
+        commits: z.number().int().positive().default(300),
+        max_files_per_commit: z.number().int().positive().default(30),
+      })
+      .prefault({}),
     thresholds: z
       .strictObject({
         include_minimum: weight.default(0.3),

@@ -1,6 +1,7 @@
 import type { FactorScore, Signal } from '../../types.js';
 import { addEvidence, CATEGORY_SHARPNESS, weighByCategory, calibrateSemantic, boostAlignment, fuseAlignment, keywordAlignment, promoteNamed, shapeAlignment } from '../alignment.js';
 import { matchDefinitions } from '../definitions.js';
+import { addCoChangeEvidence } from '../co-change.js';
 import { addPairedEvidence, pairTestsToSources } from '../test-pairs.js';
 import { round6 } from '../numbers.js';
 import type { SemanticAlignment } from '../semantic-adapter.js';
@@ -42,7 +43,9 @@ export function createTaskAlignmentSignal(options: TaskAlignmentOptions = {}): S
       const named = input.facts.named;
       const framed = input.facts.framed;
       const definitions = matchDefinitions(input.facts.identifiers, input.files);
-      const paired = addPairedEvidence(addEvidence(combined, definitions.scores, framed, paths), pairTestsToSources(input.categories));
+      const tested = addPairedEvidence(addEvidence(combined, definitions.scores, framed, paths), pairTestsToSources(input.categories));
+      const coChanged = addCoChangeEvidence(tested.scores, input.git.coChange, ctx.config.relevance_scoring.co_change.share);
+      const paired = { scores: coChanged.scores, lifted: tested.lifted };
       const priorities = ctx.config.relevance_scoring.factors.file_type.priorities;
       const share = (path: string) => priorities[input.categories.get(path) ?? 'documentation'] ** CATEGORY_SHARPNESS;
       const final = weighByCategory(promoteNamed(shapeAlignment(paired.scores), named, paths), share, named);
@@ -57,6 +60,8 @@ export function createTaskAlignmentSignal(options: TaskAlignmentOptions = {}): S
         if (framed.has(path)) parts.push('in a stack frame of the task');
         const test = paired.lifted.get(path);
         if (test !== undefined) parts.push(`its test ${test} matches`);
+        const partner = coChanged.lifted.get(path);
+        if (partner !== undefined) parts.push(`changes together with ${partner}`);
         if (named.has(path)) parts.push('named in the task');
         const raw = semanticRaw && method === 'semantic' ? (semanticRaw.get(path) ?? 0) : bm25;
         out.set(path, { raw: round6(raw), score: round6(final.get(path) ?? 0), detail: parts.join('; ') });
