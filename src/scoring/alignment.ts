@@ -1,6 +1,7 @@
-import type { CandidateFile } from '../types.js';
+import type { CandidateFile, SignalInput } from '../types.js';
 import { readFact } from '../facts/fact-kind.js';
-import { scoreBm25, termsFactKind } from './bm25.js';
+import { scoreBm25, termsFactKind, type Bm25Document } from './bm25.js';
+import { pathTerms } from './terms.js';
 import { clamp01 } from './numbers.js';
 
 /**
@@ -52,9 +53,13 @@ export interface KeywordAlignment {
   queryTerms: string[];
 }
 
-/** `query`: the task text, or its terms (TaskFacts.terms). */
-export function keywordAlignment(query: string | readonly string[], files: CandidateFile[]): KeywordAlignment {
-  const docs = files.map((f) => ({ path: f.path, terms: readFact(termsFactKind, f) }));
+/**
+ * `query`: the task text, or its terms (TaskFacts.terms). `derived` (SignalInput.derived) keeps
+ * the documents (terms facts and path terms) for as long as the file set stays the same.
+ */
+export function keywordAlignment(query: string | readonly string[], files: CandidateFile[], derived?: SignalInput['derived']): KeywordAlignment {
+  const build = (): Bm25Document[] => files.map((f) => ({ path: f.path, terms: readFact(termsFactKind, f), pathTerms: pathTerms(f.path) }));
+  const docs = derived ? derived('bm25-documents', build) : build();
   const { scores: raw, queryTerms, idealScore } = scoreBm25(docs, query);
   let best = 0;
   for (const s of raw.values()) best = Math.max(best, s);

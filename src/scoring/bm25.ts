@@ -12,6 +12,8 @@ export interface Bm25Document {
   path: string;
   content?: string;
   terms?: TermsFact;
+  /** The path's terms (pathTerms), when the caller keeps them between queries. */
+  pathTerms?: readonly string[];
 }
 
 /**
@@ -111,7 +113,7 @@ export function scoreBm25(docs: Bm25Document[], query: string | readonly string[
       if (count > 0) tf.set(term, count);
     }
     let length = fact.length;
-    length += countPathTerms(doc.path, wanted, tf, pathWeight);
+    length += countPathTerms(doc.pathTerms ?? pathTerms(doc.path), wanted, tf, pathWeight);
     totalLength += length;
     for (const term of tf.keys()) df.set(term, (df.get(term) ?? 0) + 1);
     counts.push({ path: doc.path, length, tf });
@@ -135,8 +137,7 @@ export function scoreBm25(docs: Bm25Document[], query: string | readonly string[
   return { scores, queryTerms, idealScore };
 }
 
-function countPathTerms(path: string, wanted: Set<string>, tf: Map<string, number>, weight: number): number {
-  const terms = pathTerms(path);
+function countPathTerms(terms: readonly string[], wanted: Set<string>, tf: Map<string, number>, weight: number): number {
   for (const term of terms) if (wanted.has(term)) tf.set(term, (tf.get(term) ?? 0) + weight);
   return terms.length * weight;
 }

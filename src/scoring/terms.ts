@@ -87,8 +87,24 @@ export function queryTerms(text: string): string[] {
 /** Terms of a root-relative path: every directory and file-name part, extension dropped. */
 export function pathTerms(path: string): string[] {
   const withoutExt = path.replace(/\.[A-Za-z0-9]+$/, '');
-  return extractTerms(withoutExt.replace(/\//g, ' '));
+  // extractTerms never joins across a '/', so the terms of a path are its segments' terms in
+  // order; segments repeat across a repository's paths, so each is split once per process
+  const out: string[] = [];
+  for (const segment of withoutExt.split('/')) {
+    let terms = segmentTerms.get(segment);
+    if (terms === undefined) {
+      if (segmentTerms.size >= SEGMENT_MEMO_MAX) segmentTerms.clear();
+      terms = extractTerms(segment);
+      segmentTerms.set(segment, terms);
+    }
+    for (const term of terms) out.push(term);
+  }
+  return out;
 }
+
+/** Path segment -> its terms; cleared when full so a long-lived process stays bounded. */
+const segmentTerms = new Map<string, readonly string[]>();
+const SEGMENT_MEMO_MAX = 200_000;
 
 function pushTerm(out: string[], word: string): void {
   if (word.length < MIN_TERM_CHARS || STOPWORDS.has(word) || /^[0-9]+$/.test(word)) return;

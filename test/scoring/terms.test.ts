@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { extractTerms, pathTerms, splitIdentifier, stem } from '../../src/scoring/terms.js';
 
@@ -43,5 +44,18 @@ describe('extractTerms', () => {
   });
   it('path terms drop the extension', () => {
     expect(pathTerms('src/http/retryPolicy.ts')).toEqual(['src', 'http', 'retry', 'policy', 'retrypolicy']);
+  });
+  it('path terms, split per segment and remembered, equal the terms of the whole path read as words', () => {
+    const segment = fc.stringMatching(/^[A-Za-z0-9_$.\- ]{0,14}$/);
+    fc.assert(
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 6 }), (segments) => {
+        const path = segments.join('/');
+        const whole = extractTerms(path.replace(/\.[A-Za-z0-9]+$/, '').replace(/\//g, ' '));
+        // twice: the second call answers from the segment memo
+        expect(pathTerms(path)).toEqual(whole);
+        expect(pathTerms(path)).toEqual(whole);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -10,6 +10,8 @@ export interface ProjectIndex {
   withSuffix(suffix: string): string[];
   /** Directories (holding at least one file) equal to `suffix` or ending with `/suffix`. */
   dirsWithSuffix(suffix: string): string[];
+  /** Whether `dir` is the root or an ancestor directory of some file. */
+  isDirectory(dir: string): boolean;
   content(path: string): string | undefined;
   /** Nearest file named `name` in `dir` or an ancestor, as a path. */
   nearest(dir: string, name: string): string | undefined;
@@ -25,6 +27,13 @@ export function buildProjectIndex(files: CandidateFile[]): ProjectIndex {
     push(byDir, dirOf(f.path), f.path);
     push(byBase, posix.basename(f.path), f.path);
   }
+  // directories holding files, by their last segment, and every ancestor directory
+  const dirsByBase = new Map<string, string[]>();
+  const allDirs = new Set<string>(['']);
+  for (const dir of byDir.keys()) {
+    if (dir !== '') push(dirsByBase, posix.basename(dir), dir);
+    for (let d = dir; d !== '' && !allDirs.has(d); d = dirOf(d)) allDirs.add(d);
+  }
   return {
     has: (p) => byPath.has(p),
     filesIn: (dir) => byDir.get(dir) ?? [],
@@ -33,10 +42,10 @@ export function buildProjectIndex(files: CandidateFile[]): ProjectIndex {
       return candidates.filter((p) => p === suffix || p.endsWith(`/${suffix}`));
     },
     dirsWithSuffix(suffix) {
-      const out: string[] = [];
-      for (const dir of byDir.keys()) if (dir === suffix || dir.endsWith(`/${suffix}`)) out.push(dir);
-      return out.sort();
+      const candidates = suffix === '' ? (byDir.has('') ? [''] : []) : (dirsByBase.get(posix.basename(suffix)) ?? []);
+      return candidates.filter((dir) => dir === suffix || dir.endsWith(`/${suffix}`)).sort();
     },
+    isDirectory: (dir) => allDirs.has(dir),
     content: (p) => byPath.get(p)?.content,
     nearest(dir, name) {
       for (let d = dir; ; d = dirOf(d)) {

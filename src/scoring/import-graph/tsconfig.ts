@@ -71,7 +71,7 @@ class VirtualFsCache extends Map<string, unknown> {
     const rel = posix.relative(VIRTUAL_ROOT, abs);
     const inside = !rel.startsWith('..') && !posix.isAbsolute(rel);
     const isFile = inside && this.project.has(rel);
-    const isDir = inside && (rel === '' || this.isDirectory(rel));
+    const isDir = inside && this.project.isDirectory(rel);
     const pkg = inside ? packageOf(rel) : undefined;
     const stub = !isFile && !isDir && pkg !== undefined && rel.endsWith('.json') && !rel.endsWith('/package.json');
     switch (op) {
@@ -91,10 +91,6 @@ class VirtualFsCache extends Map<string, unknown> {
       default:
         throw new Error(`unexpected file system call ${op}`);
     }
-  }
-
-  private isDirectory(rel: string): boolean {
-    return this.project.dirsWithSuffix(rel).includes(rel) || this.project.filesIn(rel).length > 0;
   }
 }
 

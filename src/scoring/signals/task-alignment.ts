@@ -31,7 +31,7 @@ export function createTaskAlignmentSignal(options: TaskAlignmentOptions = {}): S
     async score(input, ctx) {
       const method = ctx.config.relevance_scoring.scoring_method;
       const paths = input.files.map((f) => f.path);
-      const keyword = keywordAlignment(input.facts.terms, input.files);
+      const keyword = keywordAlignment(input.facts.terms, input.files, input.derived);
       let semanticRaw: Map<string, number> | null = null;
       if (method !== 'keyword') semanticRaw = await runSemantic(options, input, ctx);
       const semantic = semanticRaw ? calibrateSemantic(semanticRaw, paths) : null;
