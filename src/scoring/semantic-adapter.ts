@@ -1,6 +1,7 @@
 import type { CandidateFile, Config, Embedder, Reporter, RunContext, RuntimeEnv } from '../types.js';
 import { sharedCacheFor } from '../cache/redis-cache.js';
 import type { EmbeddingStore } from './semantic/embedding-store.js';
+import type { SemanticMemo } from './semantic/semantic-alignment.js';
 
 /**
  * The one place the score stage touches src/scoring/semantic/ (the embeddings area). Both
@@ -39,8 +40,10 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
   // The embedding store is read once per binding and kept: a long-lived score stage (the warm
   // index of a server or provider) binds once, so its queries read no vectors from disk.
   let store: Promise<EmbeddingStore> | undefined;
+  let memo: SemanticMemo | undefined;
   return async (input, ctx) => {
-    const [{ semanticAlignment }, { openEmbeddingStore }] = await Promise.all([import('./semantic/semantic-alignment.js'), import('./semantic/embedding-store.js')]);
+    const [{ semanticAlignment, createSemanticMemo }, { openEmbeddingStore }] = await Promise.all([import('./semantic/semantic-alignment.js'), import('./semantic/embedding-store.js')]);
+    memo ??= createSemanticMemo();
     if (store === undefined) {
       const opening = openEmbeddingStore(options.cacheDir, embedder.id, embedder.dimensions);
       store = opening;
@@ -49,6 +52,6 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
       });
     }
     const far = sharedCacheFor(ctx.config, { maxAgeMs: ctx.config.summarization.caching.max_age_hours * 3_600_000 });
-    return semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir, store: await store, ...(far ? { far } : {}) });
+    return semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir, store: await store, memo, ...(far ? { far } : {}) });
   };
 }

@@ -50,21 +50,69 @@ interface Meta {
 
 type Hnsw = import('hnswlib-node').HierarchicalNSW;
 
-export async function annSearch(q: AnnQuery): Promise<AnnResult> {
+/**
+ * An ANN index a long-lived caller keeps in memory between searches (the warm index of a server):
+ * the index file is read once, and a search over the same key list as the last one (the same
+ * array) skips the diff against the chunk set. The index on disk is still updated when chunks
+ * come or go, so the next process starts from it.
+ */
+export interface AnnHandle {
+  state?: AnnState;
+}
+
+interface AnnState {
+  indexDir: string;
+  modelId: string;
+  dimensions: number;
+  index: Hnsw;
+  meta: Meta;
+  /** The key list the index was last brought in step with. */
+  keys: readonly string[];
+}
+
+export async function annSearch(q: AnnQuery, handle: AnnHandle = {}): Promise<AnnResult> {
+  const held = handle.state;
+  const reusable = held !== undefined && held.indexDir === q.indexDir && held.modelId === q.modelId && held.dimensions === q.dimensions;
+  let state: AnnState;
+  let changes: Omit<AnnResult, 'hits'> = { rebuilt: false, added: 0, removed: 0 };
+  if (reusable && held.keys === q.keys) state = held;
+  else {
+    const synced = await syncIndex(q, reusable ? held : undefined);
+    state = synced.state;
+    changes = synced;
+  }
+  handle.state = state;
+
+  const live = state.meta.labels.reduce((n, key) => (key === null ? n : n + 1), 0);
+  const k = Math.min(q.k, live);
+  if (k === 0) return { hits: [], ...changes };
+  state.index.setEf(Math.max(MIN_EF, 2 * k));
+  const result = state.index.searchKnn(Array.from(q.query), k);
+  const hits = result.neighbors
+    .map((label, i) => ({ key: state.meta.labels[label] ?? '', similarity: 1 - result.distances[i]! }))
+    .filter((h) => h.key !== '')
+    .sort((a, b) => b.similarity - a.similarity || (a.key < b.key ? -1 : 1));
+  return { hits, ...changes };
+}
+
+/** Bring an index (the held one, else the one on disk, else a new one) in step with `q.keys`, saving it when it changed. */
+async function syncIndex(q: AnnQuery, held: AnnState | undefined): Promise<{ state: AnnState; rebuilt: boolean; added: number; removed: number }> {
   const { HierarchicalNSW } = (await import('hnswlib-node')).default;
   const slug = modelSlug(q.modelId);
-  const metaPath = join(q.indexDir, `${slug}.json`);
   const current = new Set(q.keys);
   const wanted = [...current].sort();
 
-  let index: Hnsw | null = null;
-  let meta = await readMeta(metaPath, q);
-  if (meta) {
-    index = new HierarchicalNSW('ip', q.dimensions);
-    const ok = await index.readIndex(join(q.indexDir, meta.indexFile), true).catch(() => false);
-    if (!ok) {
-      index = null;
-      meta = null;
+  let index: Hnsw | null = held?.index ?? null;
+  let meta: Meta | null = held?.meta ?? null;
+  if (!held) {
+    meta = await readMeta(join(q.indexDir, `${slug}.json`), q);
+    if (meta) {
+      index = new HierarchicalNSW('ip', q.dimensions);
+      const ok = await index.readIndex(join(q.indexDir, meta.indexFile), true).catch(() => false);
+      if (!ok) {
+        index = null;
+        meta = null;
+      }
     }
   }
 
@@ -105,17 +153,7 @@ export async function annSearch(q: AnnQuery): Promise<AnnResult> {
     added = wanted.length;
   }
   if (rebuilt || added > 0 || removed > 0) await persist(q.indexDir, slug, index, meta);
-
-  const live = wanted.length;
-  const k = Math.min(q.k, live);
-  if (k === 0) return { hits: [], rebuilt, added, removed };
-  index.setEf(Math.max(MIN_EF, 2 * k));
-  const result = index.searchKnn(Array.from(q.query), k);
-  const hits = result.neighbors
-    .map((label, i) => ({ key: meta!.labels[label] ?? '', similarity: 1 - result.distances[i]! }))
-    .filter((h) => h.key !== '')
-    .sort((a, b) => b.similarity - a.similarity || (a.key < b.key ? -1 : 1));
-  return { hits, rebuilt, added, removed };
+  return { state: { indexDir: q.indexDir, modelId: q.modelId, dimensions: q.dimensions, index, meta, keys: q.keys }, rebuilt, added, removed };
 }
 
 async function readMeta(metaPath: string, q: AnnQuery): Promise<Meta | null> {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { CandidateFile, Embedder, KeyValueCache, RunContext } from '../../types.js';
-import { annSearch } from './ann-index.js';
+import { annSearch, type AnnHandle } from './ann-index.js';
 import { chunkFile, CHUNKER_VERSION, type DefinitionsExtractor } from './chunker.js';
 import { openEmbeddingStore, type EmbeddingStore } from './embedding-store.js';
 import { createFarTier } from './far-embeddings.js';
@@ -21,7 +21,34 @@ export interface SemanticAlignmentDeps {
    * pack misses is asked there before it is chunked or embedded, and what this run embeds is put there.
    */
   far?: KeyValueCache;
+  /** What a long-lived caller keeps between runs (createSemanticMemo): file keys, the last file set's chunks, the ANN index. */
+  memo?: SemanticMemo;
 }
+
+/**
+ * Kept by a long-lived binding between runs: the file key of each (path, blob) and chunk
+ * settings, the chunk lists of the last file set (the same collected array, fully resolved the
+ * last time), and the ANN index in memory. A new file set resolves again from the store.
+ */
+export interface SemanticMemo {
+  fileKeys: Map<string, string>;
+  last?: {
+    files: readonly CandidateFile[];
+    settings: string;
+    fileChunks: Map<string, string[]>;
+    unique: string[];
+    /** File keys, chunk keys and the task keys of the runs over this file set (what a compaction keeps). */
+    used: Set<string>;
+  };
+  ann: AnnHandle;
+}
+
+export function createSemanticMemo(): SemanticMemo {
+  return { fileKeys: new Map(), ann: {} };
+}
+
+/** File keys remembered by a memo before it starts over (a long-lived process stays bounded). */
+const MEMO_MAX_FILE_KEYS = 500_000;
 
 export interface SemanticAlignmentResult {
   /** Per file: cosine of the task with the file's best chunks (see fileSimilarity), in [-1, 1]. */
@@ -58,34 +85,43 @@ export async function semanticAlignment(
   const { chunk_chars: chunkChars, ann_min_chunks: annMinChunks } = ctx.config.relevance_scoring.embedding;
   const store = deps.store ?? (await openEmbeddingStore(deps.cacheDir, embedder.id, embedder.dimensions));
   if (store.stats.corrupt > 0) ctx.warnings.push(`embedding cache ${store.dir}: ${store.stats.corrupt} corrupt record(s) ignored; their chunks are re-embedded`);
-  const files = [...input.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-
   let embedded = 0;
   let farHits = 0;
-  const fileChunks = new Map<string, string[]>();
+  let fileChunks = new Map<string, string[]>();
   const usedFileKeys: string[] = [];
+  let unique: string[] | undefined;
+  let used: Set<string> | undefined;
   const far = deps.far ? createFarTier(deps.far, embedder) : undefined;
+  const memo = deps.memo;
   try {
     const extractor = deps.definitions === undefined ? await loadDefinitionsExtractor() : deps.definitions;
+    const settings = `${CHUNKER_VERSION}|${chunkChars}|${extractor ? 'defs' : 'lines'}`;
     const missing = new Map<string, string>();
-    const fileKeys = files.map((file) => sha256(`${CHUNKER_VERSION}|${chunkChars}|${extractor ? 'defs' : 'lines'}|${file.path}|${file.hash}`));
-    if (far) farHits += await far.fill(store, fileKeys.filter((key) => !store.getFileChunks(key)), []);
-    for (const [index, file] of files.entries()) {
-      const fileKey = fileKeys[index]!;
-      usedFileKeys.push(fileKey);
-      let hashes = store.getFileChunks(fileKey);
-      if (!hashes || hashes.some((h) => !store.getVector(h))) {
-        const { chunks } = await chunkFile(file.path, file.content, chunkChars, extractor ?? undefined);
-        hashes = [];
-        for (const chunk of chunks) {
-          const text = `${file.path}\n${chunk.text}`;
-          const hash = sha256(text);
-          hashes.push(hash);
-          if (!store.getVector(hash)) missing.set(hash, text);
+    const last = memo?.last;
+    if (last !== undefined && last.files === input.files && last.settings === settings && !far) {
+      // the same collected files as the last run, every chunk of them embedded then
+      ({ fileChunks, unique, used } = last);
+    } else {
+      const files = [...input.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      const fileKeys = files.map((file) => fileKeyOf(memo, settings, file));
+      if (far) farHits += await far.fill(store, fileKeys.filter((key) => !store.getFileChunks(key)), []);
+      for (const [index, file] of files.entries()) {
+        const fileKey = fileKeys[index]!;
+        usedFileKeys.push(fileKey);
+        let hashes = store.getFileChunks(fileKey);
+        if (!hashes || hashes.some((h) => !store.getVector(h))) {
+          const { chunks } = await chunkFile(file.path, file.content, chunkChars, extractor ?? undefined);
+          hashes = [];
+          for (const chunk of chunks) {
+            const text = `${file.path}\n${chunk.text}`;
+            const hash = sha256(text);
+            hashes.push(hash);
+            if (!store.getVector(hash)) missing.set(hash, text);
+          }
+          if (store.getFileChunks(fileKey)?.join('\n') !== hashes.join('\n')) store.putFileChunks(fileKey, hashes);
         }
-        if (store.getFileChunks(fileKey)?.join('\n') !== hashes.join('\n')) store.putFileChunks(fileKey, hashes);
+        fileChunks.set(file.path, hashes);
       }
-      fileChunks.set(file.path, hashes);
     }
     const taskKey = `task:${sha256(input.task)}`;
     if (!store.getVector(taskKey)) missing.set(taskKey, input.task);
@@ -97,28 +133,32 @@ export async function semanticAlignment(
     if (missing.has(taskKey)) embedded--;
 
     const task = store.getVector(taskKey)!;
-    const unique = new Set<string>();
-    let chunks = 0;
-    for (const hashes of fileChunks.values()) {
-      chunks += hashes.length;
-      for (const h of hashes) unique.add(h);
+    if (unique === undefined) {
+      const keys = new Set<string>();
+      for (const hashes of fileChunks.values()) for (const h of hashes) keys.add(h);
+      unique = [...keys];
     }
-    const search = unique.size >= annMinChunks ? 'ann' : 'exact';
+    let chunks = 0;
+    for (const hashes of fileChunks.values()) chunks += hashes.length;
+    used ??= usedKeys(usedFileKeys, unique);
+    if (memo) memo.last = { files: input.files, settings, fileChunks, unique, used };
+    const search = unique.length >= annMinChunks ? 'ann' : 'exact';
     const similarity = new Map<string, number>();
     let floor = 0;
     if (search === 'exact') {
       for (const key of unique) similarity.set(key, dot(task, store.getVector(key)!));
     } else {
-      const k = Math.max(ANN_MIN_RESULTS, Math.ceil(unique.size * ANN_RESULT_FRACTION));
-      const result = await annSearch({
+      const k = Math.max(ANN_MIN_RESULTS, Math.ceil(unique.length * ANN_RESULT_FRACTION));
+      const query = {
         indexDir: deps.indexDir ?? join(deps.cacheDir, 'index'),
         modelId: embedder.id,
         dimensions: embedder.dimensions,
-        keys: [...unique],
-        vectorOf: (key) => store.getVector(key)!,
+        keys: unique,
+        vectorOf: (key: string) => store.getVector(key)!,
         query: task,
         k,
-      });
+      };
+      const result = await annSearch(query, memo?.ann);
       for (const hit of result.hits) similarity.set(hit.key, hit.similarity);
       floor = result.hits.length > 0 ? result.hits[result.hits.length - 1]!.similarity : 0;
     }
@@ -129,9 +169,9 @@ export async function semanticAlignment(
     return { scores, modelId: embedder.id, chunks, embedded, search, farHits };
   } finally {
     await far?.publish(store).catch(() => undefined);
-    const used = new Set<string>([`task:${sha256(input.task)}`, ...usedFileKeys]);
-    for (const hashes of fileChunks.values()) for (const h of hashes) used.add(h);
-    await store.flush(used).catch((error: unknown) => {
+    const kept = used ?? usedKeys(usedFileKeys, fileChunks.values());
+    kept.add(`task:${sha256(input.task)}`);
+    await store.flush(kept).catch((error: unknown) => {
       ctx.warnings.push(`embedding cache ${store.dir}: could not save new vectors (${error instanceof Error ? error.message : String(error)})`);
     });
   }
@@ -180,6 +220,29 @@ function dot(a: Float32Array, b: Float32Array): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
   return s;
+}
+
+/** What the store's compaction keeps of this run: its file keys and chunk keys. */
+function usedKeys(fileKeys: readonly string[], chunks: Iterable<string> | Iterable<string[]>): Set<string> {
+  const used = new Set<string>(fileKeys);
+  for (const c of chunks) {
+    if (typeof c === 'string') used.add(c);
+    else for (const h of c) used.add(h);
+  }
+  return used;
+}
+
+/** A file's chunk-list key: its path, blob and the chunk settings; remembered by a memo. */
+function fileKeyOf(memo: SemanticMemo | undefined, settings: string, file: CandidateFile): string {
+  const id = `${settings}|${file.path}|${file.hash}`;
+  const known = memo?.fileKeys.get(id);
+  if (known !== undefined) return known;
+  const key = sha256(id);
+  if (memo) {
+    if (memo.fileKeys.size >= MEMO_MAX_FILE_KEYS) memo.fileKeys.clear();
+    memo.fileKeys.set(id, key);
+  }
+  return key;
 }
 
 /** 128 bits of sha256, hex: collision-safe for any repository, half the key bytes of a full digest. */

@@ -1,7 +1,8 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
-import { annSearch } from '../../../src/scoring/semantic/ann-index.js';
+import { annSearch, type AnnHandle } from '../../../src/scoring/semantic/ann-index.js';
 
 const DIMS = 32;
 function unitVectors(count: number, seed: number): Map<string, Float32Array> {
@@ -54,6 +55,31 @@ describe('annSearch (hnswlib-node)', () => {
     expect(shrunk.rebuilt).toBe(true);
     expect(shrunk.hits.every((h) => more.has(h.key))).toBe(true);
     expect(readdirSync(tmp.root).filter((n) => n.endsWith('.hnsw'))).toHaveLength(1);
+  });
+
+  it('a held index answers like the one on disk, keeps the disk in step when chunks change, and is not read again', async () => {
+    const first = unitVectors(300, 6);
+    const more = unitVectors(40, 7);
+    const all = new Map([...first, ...more]);
+    const queries = [...unitVectors(5, 8).values()];
+    const q = { indexDir: tmp.root, modelId: 'm@1', dimensions: DIMS, vectorOf: (k: string) => all.get(k)!, k: 8 };
+    const handle: AnnHandle = {};
+    const keys = [...first.keys()];
+    await annSearch({ ...q, keys, query: queries[0]! }, handle);
+    const held = handle.state;
+    for (const query of queries) {
+      const fromMemory = await annSearch({ ...q, keys, query }, handle);
+      expect(fromMemory).toMatchObject({ rebuilt: false, added: 0, removed: 0 });
+      expect(fromMemory.hits).toEqual((await annSearch({ ...q, keys, query })).hits);
+    }
+    expect(handle.state).toBe(held);
+    // the held index lives in memory: its files on disk are no longer needed to search it
+    for (const name of readdirSync(tmp.root)) rmSync(join(tmp.root, name));
+    expect((await annSearch({ ...q, keys, query: queries[1]! }, handle)).hits.length).toBe(8);
+    // new chunks: added to the held index and saved, so a new process starts from them
+    const grown = [...keys.slice(10), ...more.keys()];
+    expect(await annSearch({ ...q, keys: grown, query: queries[2]! }, handle)).toMatchObject({ rebuilt: false, added: 40, removed: 10 });
+    expect(await annSearch({ ...q, keys: grown, query: queries[2]! })).toMatchObject({ rebuilt: false, added: 0, removed: 0 });
   });
 
   it('rebuilds for another model and survives a missing index file', async () => {

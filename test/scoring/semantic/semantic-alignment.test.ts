@@ -6,7 +6,7 @@ import { makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
 import { captureReporter, testContext } from '../../helpers/fakes.js';
 import { createEmbedder } from '../../../src/scoring/semantic/embedder.js';
 import { embeddingStoreDir } from '../../../src/scoring/semantic/embedding-store.js';
-import { fileSimilarity, semanticAlignment } from '../../../src/scoring/semantic/semantic-alignment.js';
+import { createSemanticMemo, fileSimilarity, semanticAlignment } from '../../../src/scoring/semantic/semantic-alignment.js';
 import { bindSemanticAlignment } from '../../../src/scoring/semantic-adapter.js';
 import { buildTinyModel, candidateFile, configWith, countingEmbedder, TOPICS } from './tiny-model.js';
 
@@ -117,6 +117,31 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
     const fresh = countingEmbedder(embedder);
     await bindSemanticAlignment(fresh, { cacheDir })({ task: 'load the yaml config', files: corpus }, ctx);
     expect(fresh.texts.length).toBeGreaterThan(1);
+  });
+
+  it('a memo answers the same file set from memory and gives the scores of a run without it; a new file set is resolved again', async () => {
+    const cacheDir = join(tmp.root, 'memo');
+    const memo = createSemanticMemo();
+    for (const annMinChunks of [1_000_000, 2]) {
+      const ctx = testContext({ config: configWith({ ann_min_chunks: annMinChunks }) });
+      const deps = { embedder, cacheDir, definitions: null };
+      const files = [...corpus];
+      const tasks = ['add retry with backoff to the http client', 'load the yaml config', 'render the button'];
+      for (const task of tasks) {
+        const remembered = await semanticAlignment({ task, files }, ctx, { ...deps, memo });
+        const plain = await semanticAlignment({ task, files }, ctx, deps);
+        expect(remembered.scores).toEqual(plain.scores);
+        expect(remembered.chunks).toBe(plain.chunks);
+        expect(memo.last?.files).toBe(files);
+      }
+      // An edited file is a new collected array: its new chunks are embedded and scored.
+      const counting = countingEmbedder(embedder);
+      const edited = files.map((f) => (f.path === 'src/ui/button.tsx' ? candidateFile(f.path, `export function retryRequest${annMinChunks}() { return fetchWithRetry(timeoutBackoff); }\n`) : f));
+      const after = await semanticAlignment({ task: 'retry the request with backoff', files: edited }, ctx, { embedder: counting, cacheDir, definitions: null, memo });
+      expect(counting.texts.some((t) => t.startsWith('src/ui/button.tsx'))).toBe(true);
+      expect(after.scores).toEqual((await semanticAlignment({ task: 'retry the request with backoff', files: edited }, ctx, deps)).scores);
+      expect(memo.last?.files).toBe(edited);
+    }
   });
 
   it('keeps the ANN index beside the vectors in the cache directory, where the next run (any checkout) finds it as it is', async () => {
