@@ -39,6 +39,11 @@ export interface FileInfo {
   mtimeMs: number;
   /** Inode number, when the file system has one: part of the stat key of the fact store. */
   ino?: number;
+  /**
+   * Status change time: part of the stat key too, as in git (core.trustctime). A tool that puts
+   * a file's mtime back after writing it (utimes) cannot put its ctime back.
+   */
+  ctimeMs?: number;
 }
 
 export interface DirEntry {
@@ -108,7 +113,7 @@ export const diskFactStore: FactStorePort = (rootReal, config) => openFactStore(
 
 function toInfo(s: Stats): FileInfo {
   const kind: FileKind = s.isSymbolicLink() ? 'symlink' : s.isFile() ? 'file' : s.isDirectory() ? 'dir' : 'other';
-  return { kind, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
+  return { kind, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs };
 }
 
 /**

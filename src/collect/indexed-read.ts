@@ -1,7 +1,7 @@
 import { sep } from 'node:path';
 import type { CandidateFile } from '../types.js';
 import { kindKey, type FactKind, type FactSource } from '../facts/fact-kind.js';
-import { collectFactKey, type CollectFact, type FactStore } from '../facts/fact-store.js';
+import { collectFactKey, type CollectFact, type FactStore, type StatEntry } from '../facts/fact-store.js';
 import type { FileInfo } from './collect-ports.js';
 import { analyseContent, readCandidate, redactKnownFindings, type ReadOptions, type ReadOutcome } from './read-candidate.js';
 
@@ -63,7 +63,7 @@ export async function readIndexed(path: string, gitBlob: string | undefined, opt
       : { lineCount: analysed.lineCount, hash: analysed.hash, ...(analysed.redacted ? { redacted: analysed.redacted } : {}), ...(analysed.findings ? { findings: analysed.findings } : {}) };
   store.putCollect(collectFactKey(analysed.blob, basename, includeSecrets), fact);
   if (gitBlob === undefined && info.mtimeMs < options.nowMs - RACY_WINDOW_MS) {
-    store.setStat(rootReal, path, { size: bytes.length, mtimeMs: info.mtimeMs, ino: info.ino ?? 0, blob: analysed.blob });
+    store.setStat(rootReal, path, { size: bytes.length, mtimeMs: info.mtimeMs, ino: info.ino ?? 0, ctimeMs: info.ctimeMs ?? 0, blob: analysed.blob });
   }
   if ('excluded' in analysed) return { excluded: { path, reason: analysed.excluded } };
   const file: CandidateFile = { path, content: analysed.content, size: bytes.length, mtimeMs: Math.floor(info.mtimeMs), hash: analysed.hash, lineCount: analysed.lineCount };
@@ -73,9 +73,10 @@ export async function readIndexed(path: string, gitBlob: string | undefined, opt
 }
 
 /** The blob id the stat table holds for an unchanged file. */
-function statBlob(entry: { size: number; mtimeMs: number; ino: number; blob: string } | undefined, info: FileInfo): string | undefined {
+function statBlob(entry: StatEntry | undefined, info: FileInfo): string | undefined {
   if (!entry) return undefined;
-  return entry.size === info.size && entry.mtimeMs === info.mtimeMs && entry.ino === (info.ino ?? 0) ? entry.blob : undefined;
+  const same = entry.size === info.size && entry.mtimeMs === info.mtimeMs && entry.ino === (info.ino ?? 0) && entry.ctimeMs === (info.ctimeMs ?? 0);
+  return same ? entry.blob : undefined;
 }
 
 function hasAllFacts(store: FactStore, kinds: ReadonlyArray<FactKind<unknown>>, path: string, hash: string): boolean {

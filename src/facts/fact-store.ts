@@ -46,6 +46,8 @@ export interface StatEntry {
   size: number;
   mtimeMs: number;
   ino: number;
+  /** Absent in entries written before it was part of the key: such an entry never matches. */
+  ctimeMs?: number;
   blob: string;
 }
 

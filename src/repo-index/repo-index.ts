@@ -11,6 +11,7 @@ import { defaultDeps, runContextBudget, type PipelineDeps, type PipelineResult }
 import { createChars4Tokenizer, memoiseTokenizers } from '../tokenize/tokenizer.js';
 import { silentReporter } from '../util/reporter.js';
 import { changedSince, takeSnapshot, type GitMetaPaths, type TreeSnapshot } from './tree-snapshot.js';
+import { createTreeWatch, type TreeWatch } from './tree-watch.js';
 
 export interface RepoIndexOptions {
   /** Repository root; nothing outside it is read. */
@@ -62,7 +63,8 @@ export function createRepoIndex(options: RepoIndexOptions): RepoIndex {
     if (!store) stores.set(path, (store = openFactStore(path)));
     return store;
   };
-  const collect = warmCollect(createCollectStage({ factStore: storeFor }), now);
+  const watch = createTreeWatch();
+  const collect = warmCollect(createCollectStage({ factStore: storeFor }), now, watch);
   // The tokenizer too stays warm: its table loads once, its remembered counts serve every query.
   const createTokenizer = memoiseTokenizers(options.deps?.createTokenizer);
   const deps: PipelineDeps = { ...defaultDeps(options.config, root), ...options.deps, createTokenizer, collect };
@@ -77,24 +79,38 @@ export function createRepoIndex(options: RepoIndexOptions): RepoIndex {
         deps,
       ),
     async close() {
+      watch.close();
       for (const store of stores.values()) await (await store).save();
     },
   };
 }
 
 /**
- * The collect stage of the warm index: the last result is reused while the tree's stat
- * snapshot is unchanged and the collect config is the same; otherwise the incremental collect runs.
+ * The collect stage of the warm index: the last result is reused while nothing changed in the
+ * tree and the collect config is the same; otherwise the incremental collect runs. "Nothing
+ * changed": no event from the directory watchers (tree-watch.ts) since the last collect began,
+ * or, where watching is not available, the same stat snapshot (one taken while files were still
+ * being written, racy, always collects again).
  */
-function warmCollect(inner: CollectStage, now: () => number): CollectStage {
+function warmCollect(inner: CollectStage, now: () => number, watch: TreeWatch): CollectStage {
   let last: { key: string; result: CollectResult; snapshot: TreeSnapshot; git: GitMetaPaths | undefined } | undefined;
+  // A watched directory reports every change after the collect began (markClean), so a racy
+  // stat no longer matters there; directories watched only after the collect are compared by
+  // stat once (racy included) right after it.
+  const unchanged = async (held: NonNullable<typeof last>): Promise<boolean> =>
+    watch.usable ? !(await watch.dirty()) : !changedSince(held.snapshot, held.git);
   return async (input, ctx) => {
     const key = JSON.stringify([input.root, ctx.config.collect, ctx.config.cache, ctx.config.summarization.caching.cache_path]);
-    if (last && last.key === key && !changedSince(last.snapshot, last.git)) return { ...last.result, warnings: [...last.result.warnings] };
+    if (last && last.key === key && (await unchanged(last))) return { ...last.result, warnings: [...last.result.warnings] };
+    // events from here on are changes this collect may not have seen
+    watch.markClean();
     const result = await inner(input, ctx);
     const rootReal = realpathSync.native(input.root);
     const git = result.git.isRepo ? gitMetaPaths(rootReal) : undefined;
-    last = { key, result, snapshot: takeSnapshot(rootReal, result, git, now()), git };
+    const snapshot = takeSnapshot(rootReal, result, git, now());
+    last = { key, result, snapshot, git };
+    // directories watched only from now on: compare their stats once for what changed before
+    if (watch.watchDirectories(snapshot.watch) > 0 && changedSince(snapshot, git)) watch.markDirty();
     return { ...result, warnings: [...result.warnings] };
   };
 }

@@ -1,10 +1,10 @@
 import { lstatSync, readFileSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import type { CollectResult } from '../types.js';
 
 /**
  * What a long-lived process compares between queries to know whether anything changed since
- * the last collect, without asking git: the (size, mtime, inode) of every collected path, the
+ * the last collect, without asking git: the (size, mtime, inode, ctime) of every collected path, the
  * mtime of every directory above them (a file created, deleted or renamed changes its
  * directory), and git's index, HEAD and the ref HEAD names (a commit, checkout or `git add`).
  * Any difference, or a snapshot taken while files were still being written, means: collect
@@ -12,6 +12,12 @@ import type { CollectResult } from '../types.js';
  */
 export interface TreeSnapshot {
   entries: Map<string, string>;
+  /**
+   * What a TreeWatch watches: absolute directory -> the entry names that matter in it
+   * (undefined: all of them). In git's directories only the index, HEAD and ref files matter;
+   * every git command's `index.lock` there is not a change.
+   */
+  watch: Map<string, Set<string> | undefined>;
   /** A stat this close to the snapshot's time could change again without changing the stat. */
   racy: boolean;
 }
@@ -43,9 +49,21 @@ export function takeSnapshot(rootReal: string, collected: CollectResult, git: Gi
       dirs.add(dir);
     }
   }
-  for (const dir of dirs) record(toAbs(rootReal, dir));
-  if (git) for (const abs of gitMetaFiles(git)) record(abs);
-  return { entries, racy };
+  const watch = new Map<string, Set<string> | undefined>();
+  for (const dir of dirs) {
+    const abs = toAbs(rootReal, dir);
+    record(abs);
+    watch.set(abs, undefined);
+  }
+  if (git) {
+    for (const abs of gitMetaFiles(git)) {
+      record(abs);
+      const dir = dirname(abs);
+      if (watch.has(dir) && watch.get(dir) === undefined) continue;
+      watch.set(dir, (watch.get(dir) ?? new Set()).add(basename(abs)));
+    }
+  }
+  return { entries, watch, racy };
 }
 
 /** True when any recorded stat differs now (or the snapshot was racy). */
@@ -72,7 +90,7 @@ function gitMetaFiles(git: GitMetaPaths): string[] {
 function statKey(abs: string): string {
   try {
     const s = lstatSync(abs, { bigint: false });
-    return `${s.size}:${s.mtimeMs}:${s.ino}:${s.mode}`;
+    return `${s.size}:${s.mtimeMs}:${s.ino}:${s.mode}:${s.ctimeMs}`;
   } catch (error) {
     return `missing:${(error as NodeJS.ErrnoException).code ?? ''}`;
   }

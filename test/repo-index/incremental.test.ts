@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigSchema, type Config } from '../../src/config/schema.js';
@@ -18,6 +18,13 @@ const TASK = 'fix the retry backoff in the http client and the @src/log.ts logge
 function configFor(cacheDir: string): Config {
   return ConfigSchema.parse({ relevance_scoring: { scoring_method: 'keyword' }, tokenizer: 'chars4', cache: { dir: cacheDir } });
 }
+
+/** The sources both suites start from. */
+const SOURCES = {
+  'src/http/client.ts': "import { backoff } from './retry.js';\nexport function request() { return backoff(3); }\n",
+  'src/http/retry.ts': 'export function backoff(attempt: number) { return 2 ** attempt * 100; }\n',
+  'src/billing/invoice.ts': 'export function invoiceTotal(lines: number[]) { return lines.length; }\n',
+};
 
 const fixed: Partial<PipelineDeps> = { now: () => NOW, newRunId: () => 'run' };
 
@@ -52,10 +59,8 @@ describe('incremental index: every change is picked up, answers equal a cold run
       {
         date: '2026-01-05T10:00:00Z',
         files: {
-          'src/http/client.ts': "import { backoff } from './retry.js';\nexport function request() { return backoff(3); }\n",
-          'src/http/retry.ts': 'export function backoff(attempt: number) { return 2 ** attempt * 100; }\n',
+          ...SOURCES,
           'src/log.ts': 'export function log(message: string) { console.log(message); }\n',
-          'src/billing/invoice.ts': 'export function invoiceTotal(lines: number[]) { return lines.length; }\n',
           'docs/http.md': '# HTTP\n\nThe client retries with backoff; see @src/http/retry.ts.\n',
         },
       },
@@ -117,6 +122,57 @@ describe('incremental index: every change is picked up, answers equal a cold run
     writeFileSync(join(repo.root, 'src/log.ts'), 'export function log(message: string) { console.error(message); } // retry backoff http client logging\n');
     const after = await indexQuery();
     expect(comparable(after)).not.toEqual(comparable(before));
+    expect(comparable(after)).toEqual(comparable(await coldRun()));
+  });
+});
+
+describe('warm index with the real clock: directory watchers tell it what changed', () => {
+  let repo: Fixture;
+  let caches: Fixture;
+  let index: RepoIndex;
+  let cold = 0;
+  const coldRun = () => runContextBudget({ task: TASK, root: repo.root, config: configFor(join(caches.root, `cold-${cold++}`)) }, fixed);
+
+  beforeAll(async () => {
+    repo = makeFixtureRepo([{ date: '2026-01-05T10:00:00Z', files: SOURCES }]);
+    caches = makeTempDir('aiwg-index-watch-');
+    // the pipeline's clock is fixed (same records as a cold run); the racy-stat guard uses the real one
+    index = createRepoIndex({ root: repo.root, config: configFor(join(caches.root, 'warm-index')), deps: fixed });
+    // files written in the last 2 s could change again without changing their stat: let them age
+    await new Promise((done) => setTimeout(done, 2100));
+    await index.refresh();
+  }, 120_000);
+
+  afterAll(async () => {
+    await index.close();
+    repo.cleanup();
+    caches.cleanup();
+  });
+
+  it('an unchanged tree is not collected again', async () => {
+    const first = await index.refresh();
+    const second = await index.refresh();
+    expect(second.files).toBe(first.files);
+  });
+
+  it('a same-size edit is in the next answer: the watcher, not a stat of the tree, reports it', async () => {
+    const before = await index.refresh();
+    const path = join(repo.root, 'src/billing/invoice.ts');
+    const { size } = statSync(path);
+    writeFileSync(path, 'export function invoiceRetry(lines: number[]) { return lines.length; }\n'.slice(0, size).padEnd(size, ' '));
+    expect(statSync(path).size).toBe(size);
+    const after = await index.query({ task: TASK });
+    const collected = await index.refresh();
+    expect(collected.files).not.toBe(before.files);
+    expect(collected.files.find((f) => f.path === 'src/billing/invoice.ts')?.content).toContain('invoiceRetry');
+    expect(comparable(after)).toEqual(comparable(await coldRun()));
+  });
+
+  it('a file in a new directory is in the next answer', async () => {
+    mkdirSync(join(repo.root, 'src/retry-policy'));
+    writeFileSync(join(repo.root, 'src/retry-policy/http-backoff.ts'), 'export const httpRetryBackoff = [100, 200, 400];\n');
+    const after = await index.query({ task: TASK });
+    expect(after.scored.map((f) => f.path)).toContain('src/retry-policy/http-backoff.ts');
     expect(comparable(after)).toEqual(comparable(await coldRun()));
   });
 });

@@ -1,0 +1,105 @@
+import { watch, type FSWatcher } from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
+/**
+ * Change notification for the warm index: one non-recursive `fs.watch` (inotify on Linux) per
+ * directory that holds a collected path, and per directory of git's index/HEAD/ref files. Any
+ * event in any of them marks the tree dirty, so a query after an idle period costs no stat of
+ * the tree at all. Watchers persist across collects (only directories that appear or vanish are
+ * added or closed). When the platform cannot watch (inotify limits, no recursive support needed
+ * here) or a watcher fails, the watch reports `usable: false` and the caller compares stats.
+ */
+export interface TreeWatch {
+  /** False once any watcher could not be set up or failed: compare stats instead. */
+  readonly usable: boolean;
+  /** Whether an event arrived since `markClean`; waits for events already queued by the kernel first. */
+  dirty(): Promise<boolean>;
+  markClean(): void;
+  markDirty(): void;
+  /**
+   * Watch exactly these directories (absolute), each for the entry names given (undefined: any),
+   * keeping the watchers of those already watched the same way. Returns how many were added:
+   * changes in them before now were not seen, so the caller compares stats once.
+   */
+  watchDirectories(dirs: ReadonlyMap<string, ReadonlySet<string> | undefined>): number;
+  close(): void;
+}
+
+/** More directories than this are compared by stat instead (each watcher costs a kernel watch and a handle). */
+export const MAX_WATCHED_DIRECTORIES = 50_000;
+
+export function createTreeWatch(): TreeWatch {
+  const watchers = new Map<string, { watcher: FSWatcher; names: ReadonlySet<string> | undefined }>();
+  let dirty = true;
+  let usable = true;
+  const fail = () => {
+    usable = false;
+    dirty = true;
+    for (const w of watchers.values()) w.watcher.close();
+    watchers.clear();
+  };
+  return {
+    get usable() {
+      return usable;
+    },
+    async dirty() {
+      // An edit finished before this call has queued its inotify event; two turns of the event
+      // loop put a full poll phase after it, so its callback has run when we look.
+      await nextTurn();
+      await nextTurn();
+      return dirty;
+    },
+    markClean() {
+      dirty = false;
+    },
+    markDirty() {
+      dirty = true;
+    },
+    watchDirectories(dirs) {
+      if (!usable) return 0;
+      if (dirs.size > MAX_WATCHED_DIRECTORIES) {
+        fail();
+        return 0;
+      }
+      let added = 0;
+      for (const [dir, w] of watchers) {
+        if (!dirs.has(dir) || !sameNames(dirs.get(dir), w.names)) {
+          w.watcher.close();
+          watchers.delete(dir);
+        }
+      }
+      for (const [dir, names] of dirs) {
+        if (watchers.has(dir)) continue;
+        try {
+          const watcher = watch(dir, { persistent: false }, (_event, name) => {
+            // a name we cannot read (null) may be any entry
+            if (names === undefined || name === null || names.has(String(name))) dirty = true;
+          });
+          watcher.on('error', fail);
+          watchers.set(dir, { watcher, names });
+          added++;
+        } catch (error) {
+          // a directory that vanished since the collect: the tree changed
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+            dirty = true;
+            continue;
+          }
+          // ENOSPC (inotify watch limit), EMFILE, no watch support: compare stats instead
+          fail();
+          return 0;
+        }
+      }
+      return added;
+    },
+    close() {
+      for (const w of watchers.values()) w.watcher.close();
+      watchers.clear();
+      usable = false;
+    },
+  };
+}
+
+function sameNames(a: ReadonlySet<string> | undefined, b: ReadonlySet<string> | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.size === b.size && [...a].every((n) => b.has(n));
+}
