@@ -12,7 +12,7 @@ import type {
   ScoreStage,
 } from './stages.js';
 import { planBudget } from './allocate/budget-plan.js';
-import { createTokenizer, type Tokenizer } from './tokenize/tokenizer.js';
+import { createTokenizer, loadingTokenizer, type Tokenizer } from './tokenize/tokenizer.js';
 import { createCollectStage } from './collect/collect-files.js';
 import { createSecretCache } from './security/secret-cache.js';
 import { redactSecrets } from './security/redact-secrets.js';
@@ -137,9 +137,12 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
 
   const startedAt = deps.now();
   const startedPerf = performance.now();
+  // Collect and score count no tokens: the tokenizer's table loads while they wait on git and disk.
+  const loading = time('tokenizer', () => deps.createTokenizer(config.tokenizer));
+  loading.catch(() => undefined);
   const ctx: RunContext = {
     config,
-    tokenizer: await time('tokenizer', () => deps.createTokenizer(config.tokenizer)),
+    tokenizer: loadingTokenizer(config.tokenizer),
     reporter: options.reporter ?? silentReporter(),
     nowMs: startedAt,
     warnings: [],
@@ -150,6 +153,7 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
 
   await deps.ensureOwnDirs(root, config);
   const { collected, facts, scoring: scored, tiering } = await scoreTask({ task, root }, ctx, deps, time);
+  ctx.tokenizer = await loading;
   const wanted = tieredPaths(tiering);
   const lastModifiedMs = new Map(collected.files.map((f) => [f.path, collected.git.lastCommitMs.get(f.path) ?? f.mtimeMs]));
   const levels = await time('summarize', () =>

@@ -100,6 +100,20 @@ export function memoiseTokenizers(create: (id: TokenizerId) => Promise<Tokenizer
   };
 }
 
+/**
+ * A tokenizer whose table is still loading, for the stages of a run that count nothing (collect
+ * and score): the table loads while git and the fact store are read. Counting before `loaded`
+ * has resolved is a bug in the caller, and says so.
+ */
+export function loadingTokenizer(id: TokenizerId): Tokenizer {
+  return {
+    id,
+    count() {
+      throw new Error(`internal: the ${id} tokenizer was asked to count before it had loaded`);
+    },
+  };
+}
+
 /** The chars/4 heuristic of spec 000 (`estimateTokens`), as a tokenizer. */
 export function createChars4Tokenizer(): Tokenizer {
   return { id: 'chars4', count: (text) => Math.ceil(text.length / 4) };
