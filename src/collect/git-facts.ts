@@ -179,9 +179,14 @@ export interface CommitTimesCache {
 
 /**
  * lastCommitTimes through a cache keyed by HEAD: history is content-addressed, so the same HEAD
- * (in this checkout or a new clone) gives the same times. For a HEAD that descends from a
- * remembered one, only the commits in between are walked; a path they do not touch keeps its
- * remembered time. Anything else is one full walk, remembered for next time.
+ * (in this checkout or a new clone) gives the same times. For a HEAD related to a remembered one
+ * (a descendant, an ancestor such as an older checkout, or a sibling branch) only what lies
+ * between them is walked, from their merge base B:
+ * - a path changed in B..HEAD takes its time from that walk;
+ * - a path the remembered side changed in B..remembered (and HEAD did not) takes its last time
+ *   up to B, from a walk from B that stops once those few paths are found;
+ * - every other path has the same last commit on both sides: the remembered time.
+ * Anything else is one full walk, remembered for next time.
  */
 export async function cachedCommitTimes(
   git: GitPort,
@@ -195,11 +200,16 @@ export async function cachedCommitTimes(
   const exact = known.find((e) => e.head === head);
   if (exact && covers(exact.times)) return new Map([...wanted].map((p) => [p, exact.times.get(p) as number]));
   for (const entry of known) {
-    if (entry.head === head || !(await isAncestor(git, root, entry.head, head))) continue;
-    const newer = await lastCommitTimes(git, root, { prefix, wanted, range: `${entry.head}..${head}` });
+    if (entry.head === head) continue;
+    const base = await mergeBase(git, root, entry.head, head);
+    if (base === null) continue;
+    const ours = base === head ? new Map<string, number>() : await lastCommitTimes(git, root, { prefix, wanted, range: `${base}..${head}` });
+    const theirs = base === entry.head ? new Set<string>() : await changedPaths(git, root, prefix, `${base}..${entry.head}`);
+    const stale = new Set([...wanted].filter((p) => !ours.has(p) && theirs.has(p)));
+    const fromBase = stale.size === 0 ? new Map<string, number>() : await lastCommitTimes(git, root, { prefix, wanted: stale, range: base });
     const merged = new Map<string, number>();
     for (const path of wanted) {
-      const t = newer.get(path) ?? entry.times.get(path);
+      const t = ours.get(path) ?? (stale.has(path) ? fromBase.get(path) : entry.times.get(path));
       if (t !== undefined) merged.set(path, t);
     }
     if (merged.size === wanted.size) {
@@ -212,14 +222,26 @@ export async function cachedCommitTimes(
   return times;
 }
 
-async function isAncestor(git: GitPort, root: string, ancestor: string, head: string): Promise<boolean> {
+/** The merge base of two commits, or null when they share no history (or one is unknown to this clone). */
+async function mergeBase(git: GitPort, root: string, a: string, b: string): Promise<string | null> {
   try {
-    await git.run(['merge-base', '--is-ancestor', ancestor, head], root);
-    return true;
+    const out = (await git.run(['merge-base', a, b], root)).toString('latin1').trim();
+    return /^[0-9a-f]{40,64}$/.test(out) ? out : null;
   } catch (error) {
-    if (error instanceof GitCommandError) return false;
+    if (error instanceof GitCommandError) return null;
     throw error;
   }
+}
+
+/** Every path (relative to the prefix) some commit of `range` touched: a change reverted later still counts. */
+async function changedPaths(git: GitPort, root: string, prefix: string, range: string): Promise<Set<string>> {
+  const out = await git.run(['log', '--format=', '--name-only', '-z', '--no-renames', range, '--', '.'], root);
+  const paths = new Set<string>();
+  for (const field of out.toString('utf8').split('\0')) {
+    const name = field.replace(/^\n+/, '');
+    if (name !== '' && name.startsWith(prefix)) paths.add(name.slice(prefix.length));
+  }
+  return paths;
 }
 
 /** Assemble the GitFacts of a repository. */

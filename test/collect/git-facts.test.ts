@@ -1,7 +1,11 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import type { GitPort } from '../../src/collect/collect-ports.js';
-import { lastCommitTimes, parseStatus } from '../../src/collect/git-facts.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { execGit, type GitPort } from '../../src/collect/collect-ports.js';
+import { cachedCommitTimes, lastCommitTimes, parseStatus, type CommitTimesCache } from '../../src/collect/git-facts.js';
+import { makeTempDir } from '../helpers/fixture-repo.js';
 
 /** `git log --format=%x00%ct --name-only -z` output for commits newest first. */
 function logOutput(commits: Array<{ ct: number; names: string[] }>): Buffer {
@@ -79,4 +83,74 @@ describe('parseStatus', () => {
     expect([...added]).toEqual(['new.ts']);
     expect([...untracked]).toEqual(['u v.txt']);
   });
+});
+
+describe('cachedCommitTimes over a real history: a related HEAD walks only what lies between', () => {
+  const repo = makeTempDir('aiwg-commit-times-');
+  const run = (...args: string[]) => execFileSync('git', args, { cwd: repo.root, encoding: 'utf8' }).trim();
+  let day = 0;
+  const commit = (files: Record<string, string>, message: string) => {
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(repo.root, path)), { recursive: true });
+      writeFileSync(join(repo.root, path), text);
+    }
+    run('add', '-A');
+    const date = `2026-01-${String(++day).padStart(2, '0')}T10:00:00Z`;
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', message], { cwd: repo.root, env: { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
+    return run('rev-parse', 'HEAD');
+  };
+  const git = execGit();
+  const memoryCache = (): CommitTimesCache & { heads: string[] } => {
+    const entries: Array<{ head: string; times: Map<string, number> }> = [];
+    return {
+      commitTimes: () => entries,
+      putCommitTimes: (_key, entry) => void entries.unshift(entry),
+      get heads() {
+        return entries.map((e) => e.head);
+      },
+    };
+  };
+  const filesAt = (rev: string) => new Set(run('ls-tree', '-r', '--name-only', rev).split('\n').filter(Boolean));
+  const walked = (rev: string) => lastCommitTimes(git, repo.root, { prefix: '', wanted: filesAt(rev), range: rev });
+
+  run('init', '-q', '-b', 'main');
+  const a = commit({ 'src/a.ts': 'a1', 'src/b.ts': 'b1', 'docs/c.md': 'c1', 'src/old.ts': 'o1' }, 'a');
+  const b = commit({ 'src/a.ts': 'a2' }, 'b');
+  run('checkout', '-q', '-b', 'side');
+  const side = commit({ 'src/b.ts': 'b-side', 'src/side.ts': 's1' }, 'side');
+  run('checkout', '-q', 'main');
+  commit({ 'docs/c.md': 'c2', 'src/new.ts': 'n1' }, 'c');
+  commit({ 'docs/c.md': 'c1' }, 'revert c.md');
+  rmSync(join(repo.root, 'src/old.ts'));
+  const head = commit({ 'src/a.ts': 'a3' }, 'e');
+
+  it.each([
+    ['an older checkout (an ancestor of the remembered HEAD)', () => a],
+    ['a checkout a few commits back', () => b],
+    ['a sibling branch', () => side],
+  ])('%s gets the times of a full walk', async (_name, target) => {
+    const cache = memoryCache();
+    const wantedHead = filesAt(head);
+    await cachedCommitTimes(git, repo.root, { prefix: '', head, wanted: wantedHead, cache });
+    const rev = target();
+    const logs: string[][] = [];
+    const recording: GitPort = { run: (args, cwd) => git.run(args, cwd), stream: (args, cwd, onData) => (logs.push(args), git.stream(args, cwd, onData)) };
+    const times = await cachedCommitTimes(recording, repo.root, { prefix: '', head: rev, wanted: filesAt(rev), cache });
+    expect(times).toEqual(await walked(rev));
+    // no walk of the whole history: every log names a range or starts at the merge base
+    expect(logs.every((args) => args.some((arg) => /^[0-9a-f]{40}(\.\.[0-9a-f]{40})?$/.test(arg)))).toBe(true);
+    expect(cache.heads).toEqual([rev, head]);
+    // and back again, from the entry just made
+    const back = memoryCache();
+    back.putCommitTimes('prefix:', { head: rev, times });
+    expect(await cachedCommitTimes(git, repo.root, { prefix: '', head, wanted: wantedHead, cache: back })).toEqual(await walked(head));
+  });
+
+  it('a remembered HEAD this clone does not know is passed over for a full walk', async () => {
+    const cache = memoryCache();
+    cache.putCommitTimes('prefix:', { head: 'f'.repeat(40), times: new Map([['src/a.ts', 1]]) });
+    expect(await cachedCommitTimes(git, repo.root, { prefix: '', head, wanted: filesAt(head), cache })).toEqual(await walked(head));
+  });
+
+  afterAll(() => repo.cleanup());
 });
