@@ -101,11 +101,14 @@ export async function scoreTask(
   return { collected, facts, scoring, tiering: assignTiers(scoring.files, ctx.config) };
 }
 
-/** Build the default stages for a config: real fs, git, embedder and caches. */
-export function defaultDeps(config: Config, root: string): PipelineDeps {
+/**
+ * Build the default stages for a config: real fs, git, embedder and caches. `longLived`: the
+ * stages serve many runs (the warm index), so the score stage loads the embedding model while idle.
+ */
+export function defaultDeps(config: Config, root: string, options: { longLived?: boolean } = {}): PipelineDeps {
   return {
     collect: createCollectStage({ secretCache: createSecretCache(root, config) }),
-    score: createScoreStage({ root, config }),
+    score: createScoreStage({ root, config, ...(options.longLived ? { longLived: true } : {}) }),
     levels: createLevelsStage({ root, config }),
     allocate: allocateContext,
     now: () => Date.now(),

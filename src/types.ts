@@ -132,6 +132,8 @@ export interface Embedder {
   readonly dimensions: number;
   /** Unit-normalised vectors, one per text. */
   embed(texts: string[]): Promise<Float32Array[]>;
+  /** Load the model now rather than on the first embed() (a long-lived caller does it while idle). */
+  load?(): Promise<void>;
 }
 
 /** A content-addressed key/value cache port (disk + LRU in production, a Map in tests). */

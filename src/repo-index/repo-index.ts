@@ -67,7 +67,7 @@ export function createRepoIndex(options: RepoIndexOptions): RepoIndex {
   const collect = warmCollect(createCollectStage({ factStore: storeFor }), now, watch);
   // The tokenizer too stays warm: its table loads once, its remembered counts serve every query.
   const createTokenizer = memoiseTokenizers(options.deps?.createTokenizer);
-  const deps: PipelineDeps = { ...defaultDeps(options.config, root), ...options.deps, createTokenizer, collect };
+  const deps: PipelineDeps = { ...defaultDeps(options.config, root, { longLived: true }), ...options.deps, createTokenizer, collect };
   return {
     root,
     deps,

@@ -13,6 +13,12 @@ export interface ScoreStageOptions {
   root: string;
   /** The config the stage is built for; at run time the run's `ctx.config` (the same object in the pipeline) governs. */
   config: Config;
+  /**
+   * A long-lived stage (the warm index of a server or provider): after a run whose task vector was
+   * cached, and so did not load the embedding model, the model loads in the background, so the
+   * next new task does not wait for it. A one-shot run never loads what it did not need.
+   */
+  longLived?: boolean;
 }
 
 export interface ScoreStageDeps {
@@ -108,6 +114,8 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
       };
     });
     scored.sort(compareScored);
+    // the model loads while the caller is busy with this answer; a failure surfaces on its first embed()
+    if (options.longLived && embedder?.load) embedder.load().catch(() => undefined);
     const result: ScoreResult = { files: scored, method, embeddingModel: outcome.modelId };
     return result;
   };

@@ -3,7 +3,10 @@ import fc from 'fast-check';
 import { composite, compareScored, createScoreStage, NEUTRAL_FACTOR } from '../../src/scoring/score-files.js';
 import type { CollectResult, FactorName, FactorScore, FactorScores, Signal } from '../../src/types.js';
 import { FACTOR_NAMES } from '../../src/types.js';
-import { defaultConfig } from '../../src/config/schema.js';
+import { join } from 'node:path';
+import { ConfigSchema, defaultConfig } from '../../src/config/schema.js';
+import type { Embedder } from '../../src/types.js';
+import { makeTempDir } from '../helpers/fixture-repo.js';
 import { testContext } from '../helpers/fakes.js';
 import { candidates, gitFacts } from './helpers.js';
 
@@ -129,6 +132,23 @@ describe('score stage', () => {
     expect(result.embeddingModel).toBeNull();
     const aboutAlignment = ctx.warnings.filter((w) => w.startsWith('task_alignment'));
     expect(aboutAlignment).toEqual([expect.stringContaining('model directory missing')]);
+  });
+
+  it('a long-lived stage loads the embedding model after a run (the next new task does not wait for it); a one-shot stage never does', async () => {
+    const tmp = makeTempDir('aiwg-score-warm-');
+    try {
+      for (const longLived of [true, false]) {
+        let loads = 0;
+        const embedder: Embedder = { id: 'fake@1', dimensions: 2, embed: async (texts) => texts.map(() => Float32Array.from([1, 0])), load: async () => void loads++ };
+        const config = ConfigSchema.parse({ cache: { dir: join(tmp.root, String(longLived)) } });
+        const stage = createScoreStage({ root: tmp.root, config, ...(longLived ? { longLived } : {}) }, { embedderFactory: async () => embedder });
+        const result = await stage({ task: 'retry', collected: collected({ 'retry.ts': 'retry' }) }, testContext({ config }));
+        expect(result.embeddingModel).toBe('fake@1');
+        expect(loads).toBe(longLived ? 1 : 0);
+      }
+    } finally {
+      tmp.cleanup();
+    }
   });
 
   it('keyword method never builds an embedder', async () => {

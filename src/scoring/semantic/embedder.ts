@@ -114,6 +114,9 @@ export async function loadTransformersEmbedder(options: TransformersEmbedderOpti
   return {
     id: options.id,
     dimensions: expected,
+    async load() {
+      await runner();
+    },
     async embed(texts) {
       const run = await runner();
       const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length || a - b);
