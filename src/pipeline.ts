@@ -12,7 +12,9 @@ import type {
   ScoreStage,
 } from './stages.js';
 import { planBudget } from './allocate/budget-plan.js';
-import { createTokenizer, loadingTokenizer, type Tokenizer } from './tokenize/tokenizer.js';
+import { createTokenizer, loadingTokenizer, type Tokenizer, type TokenizerOptions } from './tokenize/tokenizer.js';
+import { openPieceCounts, pieceCountsPath, type PieceCounts } from './tokenize/piece-counts.js';
+import { resolveCacheDir } from './cache/cache-dir.js';
 import { createCollectStage } from './collect/collect-files.js';
 import { createSecretCache } from './security/secret-cache.js';
 import { redactSecrets } from './security/redact-secrets.js';
@@ -35,7 +37,7 @@ export interface PipelineDeps {
   allocate: AllocateStage;
   /** Injected clock, epoch ms. */
   now: () => number;
-  createTokenizer: (id: Config['tokenizer']) => Promise<Tokenizer>;
+  createTokenizer: (id: Config['tokenizer'], options?: TokenizerOptions) => Promise<Tokenizer>;
   newRunId: () => string;
   /** Creates the tool's own directories under the root, each ignoring itself in git. */
   ensureOwnDirs: (root: string, config: Config) => Promise<void>;
@@ -141,7 +143,12 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   const startedAt = deps.now();
   const startedPerf = performance.now();
   // Collect and score count no tokens: the tokenizer's table loads while they wait on git and disk.
-  const loading = time('tokenizer', () => deps.createTokenizer(config.tokenizer));
+  // The piece counts of earlier runs spare a warm run most of its counting.
+  const pieceCounts = openRunPieceCounts(root, config);
+  const loading = time('tokenizer', async () => {
+    const remembered = await pieceCounts;
+    return deps.createTokenizer(config.tokenizer, remembered ? { pieceCounts: remembered } : {});
+  });
   loading.catch(() => undefined);
   const ctx: RunContext = {
     config,
@@ -178,6 +185,7 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
       ctx,
     ),
   );
+  await savePieceCounts(await pieceCounts, ctx);
   timings.total = Math.round((performance.now() - startedPerf) * 10) / 10;
 
   const record = buildRecord({
@@ -194,6 +202,20 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
     timings,
   });
   return { record, rendered: allocation.rendered, scored: scored.files, candidates: collected.files };
+}
+
+/** The run's remembered piece counts: none for chars4 or with caching off; an unreadable file is an empty table. */
+function openRunPieceCounts(root: string, config: Config): Promise<PieceCounts | undefined> {
+  if (config.tokenizer === 'chars4' || !config.summarization.caching.enabled) return Promise.resolve(undefined);
+  return openPieceCounts(pieceCountsPath(resolveCacheDir(root, config), config.tokenizer));
+}
+
+async function savePieceCounts(pieceCounts: PieceCounts | undefined, ctx: RunContext): Promise<void> {
+  try {
+    await pieceCounts?.save();
+  } catch (error) {
+    ctx.warnings.push(`could not write the piece-count cache (${(error as NodeJS.ErrnoException).code ?? String(error)}): counts are exact but not remembered`);
+  }
 }
 
 /** The query-aware detailed level's focus: the primary and supporting files, the task's code identifiers. */

@@ -20,6 +20,11 @@ export function resolveSummaryCacheDir(root: string, config: Config): string {
   return isAbsolute(path) ? path : resolve(root, path);
 }
 
+/** The persistent index under a cache directory: the fact store, the ANN index, remembered piece counts. */
+export function indexDirOf(cacheDir: string): string {
+  return join(cacheDir, 'index');
+}
+
 /** Budget records and the JSONL log always stay with the repository they describe. */
 export function resolveRecordsDir(root: string): string {
   return join(root, '.aiwg', 'rag', 'budget-records');

@@ -1,3 +1,4 @@
+import { indexDirOf } from '../cache/cache-dir.js';
 import { REDACTION_VERSION } from '../security/redact-secrets.js';
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -86,7 +87,7 @@ export interface FactStore {
 
 /** The store file under a cache directory (resolveCacheDir): shared by every root that uses that directory. */
 export function factStorePath(cacheDir: string): string {
-  return join(cacheDir, 'index', 'facts.bin');
+  return join(indexDirOf(cacheDir), 'facts.bin');
 }
 
 /** Key of a blob's collect fact: content rules look at the basename (.npmrc) and the secrets option. */

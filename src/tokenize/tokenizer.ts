@@ -1,4 +1,6 @@
 import { UsageError } from '../errors.js';
+import { bpeCounter, type BpeCounter } from './bpe-counter.js';
+import type { PieceCounts } from './piece-counts.js';
 import { nextSafeSplit } from './safe-split.js';
 
 /** Tokenizer ids accepted by config and `--tokenizer`. */
@@ -15,28 +17,26 @@ export interface Tokenizer {
   count(text: string): number;
 }
 
-/** Special tokens such as `<|endoftext|>` occur in real repositories: count them as text. */
-const NO_SPECIAL = { disallowedSpecial: new Set<string>(), allowedSpecial: new Set<string>() };
+export interface TokenizerOptions {
+  /** Piece counts remembered across runs (piece-counts.ts): consulted before counting, given what is counted. */
+  pieceCounts?: PieceCounts;
+}
 
 /**
- * Create a tokenizer. The encoding tables are imported lazily (~260 ms) so `--help`
- * and pure-cache runs start fast.
+ * Create a tokenizer. The GPT encodings count in a thread of their own (bpe-counter.ts): the
+ * table loads there while this thread goes on, so `--help` and the first stages of a run never
+ * wait for it.
  */
-export async function createTokenizer(id: TokenizerId): Promise<Tokenizer> {
+export async function createTokenizer(id: TokenizerId, options: TokenizerOptions = {}): Promise<Tokenizer> {
   switch (id) {
     case 'chars4':
       return createChars4Tokenizer();
     case 'o200k':
-      return wrapGpt(id, await import('gpt-tokenizer/encoding/o200k_base'));
     case 'cl100k':
-      return wrapGpt(id, await import('gpt-tokenizer/encoding/cl100k_base'));
+      return wrapGpt(id, bpeCounter(id), options.pieceCounts);
     default:
       throw new UsageError(`unknown tokenizer "${String(id)}": use one of ${TOKENIZER_IDS.join(', ')}`);
   }
-}
-
-interface GptModule {
-  countTokens(text: string, options?: object): number;
 }
 
 /** Pieces longer than this are counted but not remembered (a minified bundle's one line). */
@@ -51,14 +51,11 @@ const MEMO_MAX_CHARS = 8_000_000;
  * the rendered document, the header re-renders and the repair loop; a long-lived process (the MCP
  * server, a provider) counts the next task's blocks from memory. Memory is per tokenizer, never global.
  */
-function wrapGpt(id: TokenizerId, mod: GptModule): Tokenizer {
+function wrapGpt(id: TokenizerId, counter: BpeCounter, stored?: PieceCounts): Tokenizer {
   const memo = new Map<string, number>();
   let memoChars = 0;
-  const countPiece = (piece: string): number => {
-    if (piece.length > MEMO_MAX_PIECE_CHARS) return mod.countTokens(piece, NO_SPECIAL);
-    let n = memo.get(piece);
-    if (n !== undefined) return n;
-    n = mod.countTokens(piece, NO_SPECIAL);
+  const remember = (piece: string, n: number) => {
+    if (piece.length > MEMO_MAX_PIECE_CHARS) return;
     memo.set(piece, n);
     memoChars += piece.length;
     for (const oldest of memo.keys()) {
@@ -66,18 +63,38 @@ function wrapGpt(id: TokenizerId, mod: GptModule): Tokenizer {
       memo.delete(oldest);
       memoChars -= oldest.length;
     }
-    return n;
   };
   return {
     id,
     count(text) {
       let total = 0;
+      // pieces not remembered yet, counted in one batch
+      const missing: string[] = [];
+      const add = (piece: string) => {
+        let n = memo.get(piece);
+        if (n === undefined && stored !== undefined && piece.length <= MEMO_MAX_PIECE_CHARS) {
+          n = stored.get(piece);
+          if (n !== undefined) remember(piece, n);
+        }
+        if (n === undefined) missing.push(piece);
+        else total += n;
+      };
       let start = 0;
       for (let cut = nextSafeSplit(text); cut >= 0; cut = nextSafeSplit(text, cut)) {
-        total += countPiece(text.slice(start, cut));
+        add(text.slice(start, cut));
         start = cut;
       }
-      return start < text.length ? total + countPiece(text.slice(start)) : total;
+      if (start < text.length) add(text.slice(start));
+      if (missing.length === 0) return total;
+      const unique = [...new Set(missing)];
+      const counts = counter.countPieces(unique);
+      const countOf = new Map(unique.map((piece, i) => [piece, counts[i]!]));
+      for (const piece of missing) total += countOf.get(piece)!;
+      unique.forEach((piece, i) => {
+        remember(piece, counts[i]!);
+        if (piece.length <= MEMO_MAX_PIECE_CHARS) stored?.set(piece, counts[i]!);
+      });
+      return total;
     },
   };
 }

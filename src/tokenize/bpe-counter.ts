@@ -1,0 +1,108 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { loadEncoding, NO_SPECIAL, type BpeEncodingId } from './bpe-encoding.js';
+
+/**
+ * Counts BPE tokens of pieces of text, a batch at a time, synchronously (budgets are counted in
+ * synchronous code). The default counter runs the encoding in a worker thread: its table (~130 ms
+ * to build) loads on the second core while the caller collects and scores, and the caller blocks
+ * only while its batch is counted. One worker per encoding per process, unref'd (it never keeps
+ * the process alive). A caller that counts much loads its own copy too (LOCAL_AFTER_BATCHES);
+ * where no worker can be started, the encoding loads in this thread.
+ */
+export interface BpeCounter {
+  countPieces(pieces: readonly string[]): number[];
+}
+
+/** How long a batch may take before the worker is taken for dead (generous: a loaded machine, a first batch waiting for the table). */
+const ANSWER_TIMEOUT_MS = 120_000;
+/**
+ * A batch costs a round trip to the worker (~70 us here); a caller that keeps asking (a cold run
+ * counts thousands of pieces, a few at a time) loads the table in this thread too after this many
+ * batches (synchronously, ~130 ms) and counts here from then on. So does a caller whose worker failed.
+ */
+const LOCAL_AFTER_BATCHES = 16;
+
+const workers = new Map<BpeEncodingId, BpeCounter>();
+
+/** The shared counter of an encoding: a worker thread, or this thread when none can start. */
+export function bpeCounter(id: BpeEncodingId): BpeCounter {
+  let counter = workers.get(id);
+  if (counter === undefined) {
+    counter = startWorker(id) ?? inThreadCounter(id);
+    workers.set(id, counter);
+  }
+  return counter;
+}
+
+/** The encoding loaded in this thread (and the fallback of bpeCounter). */
+export function inThreadCounter(id: BpeEncodingId): BpeCounter {
+  const encoding = loadEncoding(id);
+  return { countPieces: (pieces) => pieces.map((piece) => encoding.countTokens(piece, NO_SPECIAL)) };
+}
+
+function startWorker(id: BpeEncodingId): BpeCounter | undefined {
+  const file = workerFile();
+  if (file === undefined) return undefined;
+  let worker: Worker;
+  const { port1, port2 } = new MessageChannel();
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  try {
+    worker = new Worker(file, { workerData: { id, port: port2, flag }, transferList: [port2] });
+  } catch {
+    return undefined;
+  }
+  worker.unref();
+  port1.unref();
+  let failure: string | undefined;
+  worker.on('error', (error) => {
+    failure = `the ${id} tokenizer thread failed (${error.message})`;
+  });
+  worker.on('exit', (code) => {
+    failure ??= `the ${id} tokenizer thread stopped (exit ${code})`;
+    workers.delete(id);
+  });
+  let batches = 0;
+  let local: BpeCounter | undefined;
+  // from here on this thread counts; the worker is not needed any more
+  const countHere = (pieces: readonly string[]): number[] => {
+    if (local === undefined) {
+      local = inThreadCounter(id);
+      void worker.terminate();
+    }
+    return local.countPieces(pieces);
+  };
+  return {
+    countPieces(pieces) {
+      if (pieces.length === 0) return [];
+      if (local !== undefined || ++batches > LOCAL_AFTER_BATCHES || failure !== undefined) return countHere(pieces);
+      Atomics.store(flag, 0, 0);
+      port1.postMessage(pieces);
+      if (Atomics.wait(flag, 0, 0, ANSWER_TIMEOUT_MS) === 'timed-out') {
+        // a late answer stays unread: this thread counts from now on
+        failure = `the ${id} tokenizer thread did not answer within ${ANSWER_TIMEOUT_MS / 1000} s`;
+        return countHere(pieces);
+      }
+      const reply = receive(port1);
+      // the thread could not count (its table did not load): this thread tries, and throws the real error if it cannot either
+      return 'counts' in reply ? reply.counts : countHere(pieces);
+    },
+  };
+}
+
+function receive(port: MessagePort): { counts: number[] } | { error: string } {
+  const message = receiveMessageOnPort(port);
+  if (message === undefined) throw new Error('internal: the tokenizer thread raised its flag without an answer');
+  return message.message as { counts: number[] } | { error: string };
+}
+
+/**
+ * The compiled worker module beside this one. Run from the TypeScript sources (the test runner),
+ * it is the build's copy under dist/ (`npm test` builds first); none found: no worker.
+ */
+function workerFile(): URL | undefined {
+  const here = fileURLToPath(import.meta.url);
+  const compiled = here.endsWith('.ts') ? here.replace(/([\\/])src([\\/])tokenize([\\/])[^\\/]+\.ts$/, '$1dist$2src$2tokenize$3bpe-worker.js') : here.replace(/[^\\/]+$/, 'bpe-worker.js');
+  return existsSync(compiled) ? pathToFileURL(compiled) : undefined;
+}

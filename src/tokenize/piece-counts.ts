@@ -1,0 +1,149 @@
+import { crc32 } from 'node:zlib';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { indexDirOf } from '../cache/cache-dir.js';
+import { ensureDir, writeFileAtomic } from '../util/atomic-write.js';
+
+/**
+ * Token counts of text pieces (the tokenizer's pieces between safe split points), remembered
+ * across runs in one file per tokenizer under the index directory:
+ * `<cache dir>/index/pieces-<tokenizer>.bin`. A warm run then counts the blocks of files it has
+ * counted before without the BPE table: a lookup per piece.
+ *
+ * A piece is keyed by two independent 32-bit hashes of its UTF-16 code units and its length
+ * (an accidental match of all three needs ~2^64 pieces). The file holds records sorted by key
+ * (h1, h2, length, count: four uint32), found by binary search, behind a header with a magic,
+ * the record count and a CRC-32 of the records: a file that fails any check is an empty table
+ * (a miss), never an error. New counts are merged in and written back (temp file + rename) by
+ * `save`, only when there are any.
+ */
+export interface PieceCounts {
+  get(piece: string): number | undefined;
+  set(piece: string, count: number): void;
+  /** Write the counts learnt since opening; a failure leaves the old file (the counts are a cache). */
+  save(): Promise<void>;
+}
+
+const MAGIC = Buffer.from('AIWGPC01');
+const HEADER_BYTES = MAGIC.length + 8;
+const WORDS = 4;
+/** Records kept at most (16 bytes each): beyond it the table starts again from this run's counts. */
+export const MAX_PIECE_RECORDS = 4_000_000;
+
+export function pieceCountsPath(cacheDir: string, tokenizerId: string): string {
+  return join(indexDirOf(cacheDir), `pieces-${tokenizerId}.bin`);
+}
+
+export async function openPieceCounts(path: string): Promise<PieceCounts> {
+  const base = decode(await readFile(path).catch(() => Buffer.alloc(0)));
+  const added = new Map<string, [number, number, number, number]>();
+  return {
+    get(piece) {
+      const h1 = hash1(piece);
+      const h2 = hash2(piece);
+      const found = search(base, h1, h2, piece.length);
+      return found ?? added.get(`${h1}:${h2}:${piece.length}`)?.[3];
+    },
+    set(piece, count) {
+      const h1 = hash1(piece);
+      const h2 = hash2(piece);
+      if (search(base, h1, h2, piece.length) !== undefined) return;
+      added.set(`${h1}:${h2}:${piece.length}`, [h1, h2, piece.length, count]);
+    },
+    async save() {
+      if (added.size === 0) return;
+      const fresh = [...added.values()].sort(compareRecords);
+      const keepBase = base.length / WORDS + fresh.length <= MAX_PIECE_RECORDS;
+      ensureDir(dirname(path));
+      await writeFileAtomic(path, encode(merge(keepBase ? base : new Uint32Array(0), fresh)));
+      added.clear();
+    },
+  };
+}
+
+function decode(data: Buffer): Uint32Array {
+  if (data.length < HEADER_BYTES || !data.subarray(0, MAGIC.length).equals(MAGIC)) return new Uint32Array(0);
+  const records = data.readUInt32LE(MAGIC.length);
+  const body = data.subarray(HEADER_BYTES);
+  if (body.length !== records * WORDS * 4 || crc32(body) !== data.readUInt32LE(MAGIC.length + 4)) return new Uint32Array(0);
+  // a copy: aligned, and independent of the read buffer
+  return new Uint32Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.length));
+}
+
+function encode(table: Uint32Array): Buffer {
+  const body = Buffer.from(table.buffer, table.byteOffset, table.byteLength);
+  const header = Buffer.alloc(HEADER_BYTES);
+  MAGIC.copy(header);
+  header.writeUInt32LE(table.length / WORDS, MAGIC.length);
+  header.writeUInt32LE(crc32(body), MAGIC.length + 4);
+  return Buffer.concat([header, body]);
+}
+
+/** The count of the record with this key, by binary search over the sorted table. */
+function search(table: Uint32Array, h1: number, h2: number, length: number): number | undefined {
+  let lo = 0;
+  let hi = table.length / WORDS - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = mid * WORDS;
+    const order = table[at]! - h1 || table[at + 1]! - h2 || table[at + 2]! - length;
+    if (order === 0) return table[at + 3];
+    if (order < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
+function compareRecords(a: readonly number[], b: readonly number[]): number {
+  return a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]!;
+}
+
+/** Merge sorted new records into the sorted table (keys never repeat: `set` skips known ones). */
+function merge(table: Uint32Array, fresh: ReadonlyArray<readonly number[]>): Uint32Array {
+  const out = new Uint32Array(table.length + fresh.length * WORDS);
+  let i = 0;
+  let j = 0;
+  let o = 0;
+  const rows = table.length / WORDS;
+  while (i < rows || j < fresh.length) {
+    const takeTable = j >= fresh.length || (i < rows && compareRecords(table.subarray(i * WORDS, i * WORDS + 3) as unknown as number[], fresh[j]!) < 0);
+    if (takeTable) {
+      out.set(table.subarray(i * WORDS, (i + 1) * WORDS), o);
+      i++;
+    } else {
+      out.set(fresh[j]!, o);
+      j++;
+    }
+    o += WORDS;
+  }
+  return out;
+}
+
+/** FNV-1a over UTF-16 code units with a murmur3 finaliser. */
+function hash1(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return fmix(h);
+}
+
+/** A second, independent hash: multiply-rotate with other constants (murmur3-style). */
+function hash2(text: string): number {
+  let h = 0x9747b28c;
+  for (let i = 0; i < text.length; i++) {
+    let k = Math.imul(text.charCodeAt(i), 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    h ^= Math.imul(k, 0x1b873593);
+    h = ((h << 13) | (h >>> 19)) * 5 + 0xe6546b64;
+  }
+  return fmix(h ^ text.length);
+}
+
+function fmix(value: number): number {
+  let h = value;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
