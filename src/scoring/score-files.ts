@@ -69,7 +69,14 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     const facts = given ?? buildTaskFacts(task, files.map((f) => f.path));
     const config = ctx.config;
     const method = config.relevance_scoring.scoring_method;
-    const categories = classifyFiles(files.map((f) => f.path), config);
+    if (derivedFrom?.files !== files) derivedFrom = { files, values: new Map() };
+    const values = derivedFrom.values;
+    const derived = <T>(key: string, build: () => T): T => {
+      if (!values.has(key)) values.set(key, build());
+      return values.get(key) as T; // set just above by the build of the same key
+    };
+    const overrides = config.relevance_scoring.factors.file_type.overrides;
+    const categories = derived(`categories ${JSON.stringify(overrides)}`, () => classifyFiles(files.map((f) => f.path), config));
     const outcome: SemanticOutcome = { modelId: null };
     let embedder: Embedder | null = null;
     let signals = deps.signals;
@@ -85,12 +92,6 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     }
 
     const prior = new Map<string, Partial<FactorScores>>(files.map((f) => [f.path, {}]));
-    if (derivedFrom?.files !== files) derivedFrom = { files, values: new Map() };
-    const values = derivedFrom.values;
-    const derived = <T>(key: string, build: () => T): T => {
-      if (!values.has(key)) values.set(key, build());
-      return values.get(key) as T; // set just above by the build of the same key
-    };
     const input: SignalInput = { task, facts, files, git, nowMs: ctx.nowMs, prior, categories, derived };
     const signalDeps: SignalDeps = embedder ? { embedder } : {};
     for (const [i, signal] of signals.entries()) {

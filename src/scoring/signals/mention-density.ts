@@ -25,21 +25,27 @@ const ARTIFACT_PATH =
 export const mentionDensitySignal: Signal = {
   name: 'mention_density',
   score(input) {
-    const resolve = memoResolver(input.facts.paths);
-    const counts = new Map<string, { task: number; artifact: number; other: number }>();
-    const add = (path: string, kind: 'task' | 'artifact' | 'other', amount: number) => {
-      const c = counts.get(path) ?? { task: 0, artifact: 0, other: 0 };
-      c[kind] += amount;
-      counts.set(path, c);
+    // what the files say of each other does not depend on the task: once per file set
+    const fromFiles = () => {
+      const resolve = memoResolver(input.facts.paths);
+      const counts = new Map<string, MentionCounts>();
+      for (const file of input.files) {
+        const kind = ARTIFACT_PATH.test(file.path) ? 'artifact' : 'other';
+        for (const ref of readFact(mentionsFactKind, file)) credit(resolve(ref), file.path, (p, share) => add(counts, p, kind, share));
+      }
+      return counts;
     };
-    for (const { resolution } of input.facts.atReferences) credit(resolution, null, (p, share) => add(p, 'task', share));
-    for (const file of input.files) {
-      const kind = ARTIFACT_PATH.test(file.path) ? 'artifact' : 'other';
-      for (const ref of readFact(mentionsFactKind, file)) credit(resolve(ref), file.path, (p, share) => add(p, kind, share));
+    const shared = input.derived ? input.derived('mention-counts', fromFiles) : fromFiles();
+    const counts = new Map<string, MentionCounts>();
+    for (const { resolution } of input.facts.atReferences) {
+      credit(resolution, null, (p, share) => {
+        if (!counts.has(p)) counts.set(p, { ...(shared.get(p) ?? { task: 0, artifact: 0, other: 0 }) });
+        add(counts, p, 'task', share);
+      });
     }
     const out = new Map<string, FactorScore>();
     for (const f of input.files) {
-      const c = counts.get(f.path) ?? { task: 0, artifact: 0, other: 0 };
+      const c = counts.get(f.path) ?? shared.get(f.path) ?? { task: 0, artifact: 0, other: 0 };
       const w = MENTION_WEIGHTS.task * c.task + MENTION_WEIGHTS.artifact * c.artifact + MENTION_WEIGHTS.other * c.other;
       const score = MENTION_FLOOR + (1 - MENTION_FLOOR) * (1 - Math.exp(-w / MENTION_SATURATION_K));
       out.set(f.path, { raw: round6(w), score: round6(score), detail: `task ${fmt(c.task)}, artifacts ${fmt(c.artifact)}, other files ${fmt(c.other)}` });
@@ -58,6 +64,18 @@ export const mentionsFactKind: FactKind<string[]> = {
 function credit(r: Resolution, self: string | null, give: (path: string, share: number) => void): void {
   if (r.kind === 'file' && r.path !== self) give(r.path, 1);
   else if (r.kind === 'directory') for (const p of r.paths) if (p !== self) give(p, DIRECTORY_SHARE);
+}
+
+interface MentionCounts {
+  task: number;
+  artifact: number;
+  other: number;
+}
+
+function add(counts: Map<string, MentionCounts>, path: string, kind: keyof MentionCounts, amount: number): void {
+  const c = counts.get(path) ?? { task: 0, artifact: 0, other: 0 };
+  c[kind] += amount;
+  counts.set(path, c);
 }
 
 /** Resolve each distinct reference once per run: JSDoc tags (@param, @returns) repeat thousands of times. */
