@@ -125,7 +125,7 @@ export interface SignalDeps {
   cache?: KeyValueCache;
 }
 
-/** The embedder port (transformers.js behind it; a fake in tests). */
+/** The embedder port (a static model run directly, or transformers.js; a tiny real model in tests). */
 export interface Embedder {
   /** Stable id recorded in budget records and cache keys, e.g. `aiwg/glove-100d@1`. */
   readonly id: string;

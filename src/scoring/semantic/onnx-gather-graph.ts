@@ -48,7 +48,7 @@ export function encodeGatherModel(table: Float32Array, rows: number, dimensions:
 }
 
 /** onnx-proto is CommonJS (protobufjs): load it through require so ESM interop stays simple. */
-function loadOnnxProto(): typeof import('onnx-proto') {
+export function loadOnnxProto(): typeof import('onnx-proto') {
   const require = createRequire(import.meta.url);
   // The package's typings describe exactly this module object.
   return require('onnx-proto') as typeof import('onnx-proto');

@@ -1,10 +1,15 @@
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, truncateSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
-import { captureReporter } from '../../helpers/fakes.js';
+import { captureReporter, testContext } from '../../helpers/fakes.js';
+import { candidates, signalInput } from '../helpers.js';
 import { createEmbedder } from '../../../src/scoring/semantic/embedder.js';
-import { buildTinyModel, configWith, TINY_DIMS } from './tiny-model.js';
+import { bindSemanticAlignment } from '../../../src/scoring/semantic-adapter.js';
+import { createTaskAlignmentSignal } from '../../../src/scoring/signals/task-alignment.js';
+import { buildTinyModel, configWith, TINY_DIMS, unpooledCopy } from './tiny-model.js';
+
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
 describe('createEmbedder', () => {
   let tmp: Fixture;
@@ -46,6 +51,26 @@ describe('createEmbedder', () => {
     expect(warnings[0]).toMatch(/could not load model/);
   });
 
+  it('runs a static model directly and any other model through transformers.js, to the same vectors', async () => {
+    const transformers = await import('@huggingface/transformers');
+    const unpooled = unpooledCopy(modelDir, join(tmp.root, 'unpooled-tiny'));
+    const options = { root: tmp.root, cacheDir: join(tmp.root, 'cache'), reporter: captureReporter() };
+    const direct = (await createEmbedder(configWith({ model_dir: modelDir }), options))!;
+    const pipeline = (await createEmbedder(configWith({ model_dir: unpooled }), options))!;
+    const texts = ['fix the httpClient retry', 'renderButton click modal', 'yaml config loader', '12345 ;;'];
+    // transformers.js' process-wide switch: every transformers.js load sets it to false for a
+    // local model, so it staying true shows the static model never went through transformers.js.
+    transformers.env.allowRemoteModels = true;
+    const a = await direct.embed(texts);
+    expect(transformers.env.allowRemoteModels).toBe(true);
+    const b = await pipeline.embed(texts);
+    expect(transformers.env.allowRemoteModels).toBe(false);
+    a.forEach((v, i) => {
+      if (i === 3) expect([...v, ...b[i]!].every((x) => x === 0)).toBe(true);
+      else expect(dot(v, b[i]!)).toBeGreaterThan(0.99999);
+    });
+  });
+
   it('never touches the network for a local model, and fails softly for a hub id when offline', async () => {
     const transformers = await import('@huggingface/transformers');
     const originalFetch = transformers.env.fetch;
@@ -55,10 +80,14 @@ describe('createEmbedder', () => {
       throw new Error('network disabled in tests');
     }) as typeof transformers.env.fetch;
     try {
-      const copy = join(tmp.root, 'copy-of-tiny');
-      cpSync(modelDir, copy, { recursive: true });
-      const local = await createEmbedder(configWith({ model_dir: copy }), { root: tmp.root, cacheDir: join(tmp.root, 'cache'), reporter: captureReporter() });
-      await local!.embed(['retry the request']);
+      // A static copy runs without transformers.js; a non-static copy runs through it, local only.
+      const staticCopy = join(tmp.root, 'copy-of-tiny');
+      cpSync(modelDir, staticCopy, { recursive: true });
+      const pipelineCopy = unpooledCopy(modelDir, join(tmp.root, 'unpooled-copy-of-tiny'));
+      for (const copy of [staticCopy, pipelineCopy]) {
+        const local = await createEmbedder(configWith({ model_dir: copy }), { root: tmp.root, cacheDir: join(tmp.root, 'cache'), reporter: captureReporter() });
+        await local!.embed(['retry the request']);
+      }
       expect(requested).toEqual([]);
       expect(transformers.env.allowRemoteModels).toBe(false);
 
@@ -69,5 +98,33 @@ describe('createEmbedder', () => {
     } finally {
       transformers.env.fetch = originalFetch;
     }
+  });
+
+  it.each([
+    ['a truncated model.onnx', (dir: string) => truncateSync(join(dir, 'onnx', 'model.onnx'), Math.floor(statSync(join(dir, 'onnx', 'model.onnx')).size / 2)), /onnx\/model\.onnx is not a readable ONNX model \(.+\): it is truncated or corrupt/],
+    ['a model.onnx of garbage', (dir: string) => writeFileSync(join(dir, 'onnx', 'model.onnx'), 'not a model at all'), /onnx\/model\.onnx (is not a readable ONNX model|has no "embeddings" initializer)/],
+    ['a config.json whose hidden_size is not the table\'s', (dir: string) => {
+      const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as Record<string, unknown>;
+      writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, hidden_size: TINY_DIMS + 1 }));
+    }, new RegExp(`the embeddings table has ${TINY_DIMS} dims but config.json hidden_size is ${TINY_DIMS + 1}`)],
+  ])('a static model with %s fails on embed() with a clear error, and task_alignment falls back to keyword with a warning', async (what, breakIt, message) => {
+    const dir = join(tmp.root, `broken-${what.replace(/\W+/g, '-')}`);
+    cpSync(modelDir, dir, { recursive: true });
+    breakIt(dir);
+    const embedder = await createEmbedder(configWith({ model_dir: dir }), { root: tmp.root, cacheDir: join(tmp.root, 'cache'), reporter: captureReporter() });
+    // Lazy: the broken file is only read on the first embed().
+    expect(embedder).not.toBeNull();
+    await expect(embedder!.embed(['retry'])).rejects.toThrow(message);
+    await expect(embedder!.embed(['retry'])).rejects.toThrow(`static embedding model ${dir} cannot be loaded`);
+    await expect(embedder!.embed(['retry'])).rejects.toThrow(`rebuild the model in ${dir}`);
+
+    const files = candidates({ 'src/http/client.ts': 'export class HttpClient { retryLoop() {} }', 'src/ui/button.ts': 'export function renderButton() {}' });
+    const ctx = testContext();
+    const semantic = bindSemanticAlignment(embedder!, { cacheDir: join(tmp.root, `cache-${what.length}`) });
+    const result = await createTaskAlignmentSignal({ semantic }).score(signalInput(files, { task: 'the http client retry loop' }), ctx, {});
+    expect(result.get('src/http/client.ts')?.score).toBe(1);
+    expect(result.get('src/ui/button.ts')?.score).toBe(0);
+    expect(ctx.warnings).toEqual([expect.stringMatching(/^task_alignment: semantic alignment failed \(static embedding model .*\); fell back to keyword \(BM25\) alignment$/)]);
+    expect(ctx.warnings[0]).toMatch(message);
   });
 });

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildStaticEmbeddingModel } from '../../../src/scoring/semantic/static-model-builder.js';
+import { loadOnnxProto } from '../../../src/scoring/semantic/onnx-gather-graph.js';
 import { ConfigSchema, type Config } from '../../../src/config/schema.js';
 import type { CandidateFile, Embedder } from '../../../src/types.js';
 
@@ -40,6 +42,31 @@ export async function buildTinyModel(dir: string, name = 'tiny-model'): Promise<
   const vectors = vocab.map((w) => (topicOf.has(w) ? topicVector(topicOf.get(w)!, w) : hashedVector(w)));
   const outDir = join(dir, name);
   await buildStaticEmbeddingModel({ vocab, vectors, outDir, name });
+  return outDir;
+}
+
+/**
+ * A copy of a built static model that is NOT static: its graph stops after the Gather (output
+ * [batch, sequence, dims]) and its config.json has no `aiwg_static_embedding`, so it is an
+ * ordinary feature-extraction model that transformers.js mean-pools. Same table, same tokenizer:
+ * its vectors point the same way as the static model's.
+ */
+export function unpooledCopy(staticDir: string, outDir: string): string {
+  cpSync(staticDir, outDir, { recursive: true });
+  const { onnx } = loadOnnxProto();
+  const onnxPath = join(outDir, 'onnx', 'model.onnx');
+  const model = onnx.ModelProto.decode(readFileSync(onnxPath));
+  const graph = model.graph!;
+  const gather = graph.node!.find((n) => n.opType === 'Gather')!;
+  gather.output = ['last_hidden_state'];
+  graph.node = [gather];
+  graph.initializer = graph.initializer!.filter((t) => t.name === 'embeddings');
+  const dims = graph.output![0]!.type!.tensorType!.shape!.dim!;
+  graph.output![0]!.type!.tensorType!.shape!.dim = [dims[0]!, { dimParam: 'sequence_length' }, dims[1]!];
+  writeFileSync(onnxPath, onnx.ModelProto.encode(model).finish());
+  const config = JSON.parse(readFileSync(join(outDir, 'config.json'), 'utf8')) as Record<string, unknown>;
+  delete config.aiwg_static_embedding;
+  writeFileSync(join(outDir, 'config.json'), JSON.stringify(config));
   return outDir;
 }
 

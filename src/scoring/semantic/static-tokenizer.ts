@@ -1,0 +1,234 @@
+/**
+ * The tokenizer of a static-model-builder model, run directly from its tokenizer.json: the same
+ * token ids transformers.js (through @huggingface/tokenizers 0.2) gives for that file, without
+ * its per-call objects. Steps, in transformers.js' order:
+ * 1. split the raw text on the added tokens (`[PAD]`, `[UNK]`: not normalized), leftmost then
+ *    longest match; a section that is an added token is that token;
+ * 2. normalize each other section (NFKC, the camelCase-boundary Replace with flags `gu`, lower case);
+ * 3. pre-tokenize: the Split pattern's matches are the words (`invert: true`);
+ * 4. WordPiece: greedy longest match over code points, `##` on continuation pieces, a word that
+ *    does not split into known pieces or is longer than max_input_chars_per_word is `[UNK]`;
+ * 5. truncation to model_max_length (transformers.js keeps the first tokens).
+ * Any other tokenizer.json shape is refused with an error naming the field, never guessed at.
+ */
+export interface StaticTokenizer {
+  /** Token ids of `text`, truncated to the model's maximum length. */
+  encode(text: string): number[];
+  /** Largest id the vocabulary or an added token uses (checked against the embedding table). */
+  readonly maxId: number;
+}
+
+/** Words whose pieces are remembered; code repeats its identifiers, so most words hit. */
+export const WORD_MEMO_SIZE = 50_000;
+
+/** Compile `tokenizer.json` (parsed) with `model_max_length` from tokenizer_config.json. */
+export function compileStaticTokenizer(json: unknown, maxLength: number, file: string, memoSize = WORD_MEMO_SIZE): StaticTokenizer {
+  const spec = asRecord(json, file, 'the top level');
+  if (spec.post_processor !== null && spec.post_processor !== undefined) unsupported(file, 'post_processor', 'null');
+  const added = addedTokens(spec.added_tokens, file);
+  const normalize = compileNormalizer(spec.normalizer, file, 'normalizer');
+  const words = compilePreTokenizer(spec.pre_tokenizer, file);
+  const model = compileWordPiece(spec.model, file, added);
+  const addedIds = new Map(added.map((t) => [t.content, t.id] as const));
+  const memo = new Map<string, readonly number[]>();
+
+  const wordIds = (word: string): readonly number[] => {
+    let ids = memo.get(word);
+    if (ids === undefined) {
+      ids = model.pieces(word);
+      // Bounded: when full, forget the oldest word (Map keeps insertion order).
+      if (memo.size >= memoSize) memo.delete(memo.keys().next().value!);
+      memo.set(word, ids);
+    }
+    return ids;
+  };
+
+  return {
+    maxId: Math.max(model.maxId, ...added.map((t) => t.id)),
+    encode(text) {
+      const out: number[] = [];
+      for (const section of splitOnAddedTokens(text, added)) {
+        const id = addedIds.get(section);
+        if (id !== undefined) {
+          out.push(id);
+        } else {
+          const normalized = normalize(section);
+          const same = addedIds.get(normalized);
+          if (same !== undefined) out.push(same);
+          else for (const word of words(normalized)) for (const piece of wordIds(word)) out.push(piece);
+        }
+        if (out.length >= maxLength) break;
+      }
+      if (out.length > maxLength) out.length = maxLength;
+      return out;
+    },
+  };
+}
+
+interface AddedToken {
+  content: string;
+  id: number;
+}
+
+function addedTokens(value: unknown, file: string): AddedToken[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) unsupported(file, 'added_tokens', 'a list');
+  return value.map((entry: unknown, i) => {
+    const token = asRecord(entry, file, `added_tokens[${i}]`);
+    const { content, id } = token;
+    if (typeof content !== 'string' || content.length === 0 || !isId(id)) unsupported(file, `added_tokens[${i}]`, 'a non-empty content and an integer id');
+    // transformers.js: `normalized` defaults to !special; a normalized added token would be matched after normalization.
+    const normalized = token.normalized ?? token.special !== true;
+    if (normalized !== false || token.lstrip === true || token.rstrip === true) unsupported(file, `added_tokens[${i}]`, 'normalized: false, lstrip and rstrip false');
+    return { content, id };
+  });
+}
+
+/**
+ * Sections of `text` between added tokens, the tokens as their own sections: at the leftmost
+ * position where any token starts, the longest one (what transformers.js' DictionarySplitter does).
+ */
+function splitOnAddedTokens(text: string, added: readonly AddedToken[]): string[] {
+  if (added.length === 0 || !added.some((t) => text.includes(t.content))) return text.length > 0 ? [text] : [];
+  const sections: string[] = [];
+  let from = 0;
+  for (;;) {
+    let at = -1;
+    let match = '';
+    for (const { content } of added) {
+      const i = text.indexOf(content, from);
+      if (i >= 0 && (at < 0 || i < at || (i === at && content.length > match.length))) {
+        at = i;
+        match = content;
+      }
+    }
+    if (at < 0) break;
+    if (at > from) sections.push(text.slice(from, at));
+    sections.push(match);
+    from = at + match.length;
+  }
+  if (from < text.length) sections.push(text.slice(from));
+  return sections;
+}
+
+type Normalize = (text: string) => string;
+
+function compileNormalizer(value: unknown, file: string, where: string): Normalize {
+  if (value === null || value === undefined) return (text) => text;
+  const spec = asRecord(value, file, where);
+  switch (spec.type) {
+    case 'Sequence': {
+      if (!Array.isArray(spec.normalizers)) unsupported(file, `${where}.normalizers`, 'a list');
+      const steps = spec.normalizers.map((n: unknown, i) => compileNormalizer(n, file, `${where}.normalizers[${i}]`));
+      return (text) => {
+        for (const step of steps) text = step(text);
+        return text;
+      };
+    }
+    case 'NFC':
+    case 'NFD':
+    case 'NFKC':
+    case 'NFKD': {
+      const form = spec.type;
+      return (text) => text.normalize(form);
+    }
+    case 'Lowercase':
+      return (text) => text.toLowerCase();
+    case 'Replace': {
+      const pattern = compilePattern(spec.pattern, file, `${where}.pattern`);
+      const content = typeof spec.content === 'string' ? spec.content : '';
+      return (text) => text.replaceAll(pattern, content);
+    }
+    default:
+      return unsupported(file, `${where}.type`, 'Sequence, NFC, NFD, NFKC, NFKD, Lowercase or Replace');
+  }
+}
+
+function compilePreTokenizer(value: unknown, file: string): (text: string) => readonly string[] {
+  const spec = asRecord(value, file, 'pre_tokenizer');
+  if (spec.type !== 'Split' || spec.invert !== true) unsupported(file, 'pre_tokenizer', 'a Split with invert: true (its matches are the words)');
+  const pattern = compilePattern(spec.pattern, file, 'pre_tokenizer.pattern');
+  return (text) => {
+    const found = text.match(pattern);
+    return found === null ? [] : found.filter((word) => word.length > 0);
+  };
+}
+
+/**
+ * transformers.js compiles a tokenizer.json pattern with flags `gu` (a `String` pattern escaped).
+ * It first rewrites Oniguruma-only syntax; the builder's patterns (TOKENIZER_RULES) are plain
+ * JavaScript regexes it leaves unchanged, which the equivalence test checks.
+ */
+function compilePattern(value: unknown, file: string, where: string): RegExp {
+  const spec = asRecord(value, file, where);
+  if (typeof spec.Regex === 'string') return new RegExp(spec.Regex, 'gu');
+  if (typeof spec.String === 'string') return new RegExp(spec.String.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gu');
+  return unsupported(file, where, 'a Regex or String pattern');
+}
+
+interface WordPiece {
+  /** Ids of a word's pieces, or `[unk]` when it does not split into known pieces. */
+  pieces(word: string): readonly number[];
+  maxId: number;
+}
+
+function compileWordPiece(value: unknown, file: string, added: readonly AddedToken[]): WordPiece {
+  const spec = asRecord(value, file, 'model');
+  if (spec.type !== 'WordPiece') unsupported(file, 'model.type', 'WordPiece');
+  const vocabJson = asRecord(spec.vocab, file, 'model.vocab');
+  const vocab = new Map<string, number>();
+  let maxId = -1;
+  for (const key of Object.keys(vocabJson)) {
+    const id = vocabJson[key];
+    if (!isId(id)) unsupported(file, `model.vocab[${JSON.stringify(key)}]`, 'an integer id');
+    vocab.set(key, id);
+    if (id > maxId) maxId = id;
+  }
+  const unkToken = typeof spec.unk_token === 'string' ? spec.unk_token : '[UNK]';
+  // The model looks the unknown token up in its own vocabulary, before added tokens are merged in.
+  const unkId = vocab.get(unkToken);
+  if (unkId === undefined) unsupported(file, 'model.unk_token', 'a token of model.vocab');
+  for (const { content, id } of added) vocab.set(content, id);
+  const prefix = typeof spec.continuing_subword_prefix === 'string' ? spec.continuing_subword_prefix : '##';
+  const maxChars = isId(spec.max_input_chars_per_word) ? spec.max_input_chars_per_word : 100;
+  const unknown: readonly number[] = [unkId];
+
+  return {
+    maxId,
+    pieces(word) {
+      // Characters are code points (transformers.js spreads the word); a word without surrogates
+      // is indexed by UTF-16 unit directly.
+      const chars = /[\uD800-\uDFFF]/.test(word) ? Array.from(word) : null;
+      const length = chars === null ? word.length : chars.length;
+      if (length > maxChars) return unknown;
+      const ids: number[] = [];
+      for (let start = 0; start < length; ) {
+        let end = length;
+        let id: number | undefined;
+        for (; end > start; end--) {
+          const piece = chars === null ? word.slice(start, end) : chars.slice(start, end).join('');
+          id = vocab.get(start > 0 ? prefix + piece : piece);
+          if (id !== undefined) break;
+        }
+        if (id === undefined) return unknown;
+        ids.push(id);
+        start = end;
+      }
+      return ids;
+    },
+  };
+}
+
+function isId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+function asRecord(value: unknown, file: string, where: string): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) unsupported(file, where, 'an object');
+  // Checked just above: a non-null, non-array object.
+  return value as Record<string, unknown>;
+}
+
+function unsupported(file: string, where: string, expected: string): never {
+  throw new Error(`${file}: ${where} is not what a static embedding model's tokenizer has (expected ${expected}); rebuild the model with static-model-builder or drop aiwg_static_embedding from its config.json`);
+}

@@ -1,0 +1,141 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Embedder } from '../../../src/types.js';
+import { makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
+import { captureReporter } from '../../helpers/fakes.js';
+import { chunkFile } from '../../../src/scoring/semantic/chunker.js';
+import { loadTransformersEmbedder } from '../../../src/scoring/semantic/embedder.js';
+import { ensureGloveModel } from '../../../src/scoring/semantic/glove-model.js';
+import { createStaticEmbedder, loadStaticModel, type StaticModel } from '../../../src/scoring/semantic/static-embedder.js';
+import { buildTinyModel, configWith, TOPICS } from './tiny-model.js';
+
+const REPO = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** Texts where a second tokenizer could go wrong; each is embedded by both paths. */
+const EDGE_CASES = [
+  'parseHTTPResponse', 'XMLHttpRequest getURLForID2Name HTTPServer', 'fetchWithBackoff(request, timeout)',
+  'get_user_name SCREAMING_SNAKE_CASE __dunder__ kebab-case-name', 'fooBar9Baz a1B2c3D http2Client',
+  'café résumé naïve Straße façade', 'ΟΔΟΣ ΣΟΦΟΣ όδος ΑΣΑbc ΣΑ.Β', 'İstanbul ǅemal ǈubljana', 'e\u0301tude cafe\u0301',
+  'ﬁle ﬂow ﬀ ligatures', 'ＦｕｌｌＷｉｄｔｈ ｈｔｔｐ ｃｌｉｅｎｔ', '𝐁𝐨𝐥𝐝 𝑖𝑡𝑎𝑙𝑖𝑐 ⓗⓣⓣⓟ Ⓐⓑ Ⅻ ²³', '日本語のテキスト 中文 한국어', '🚀 launch the 𝔰𝔢𝔯𝔳𝔢𝔯 😀retry',
+  '[UNK]', '[PAD]', 'foo[UNK]bar', 'http[PAD]client', '[PAD][PAD][UNK]', '[[UNK]]', '[unk] [pad] lower', '［ＵＮＫ］ fullwidth', '[UN K]', 'x[UNK',
+  'a'.repeat(101), 'http'.repeat(26), 'ab'.repeat(50), 'retry' + 'x'.repeat(96) + ' client',
+  'eventemitter readfile httpclient retryrequest', 'zzqx retry qqqhttp', 'renderbuttonclick',
+  `${'http client retry '.repeat(200)}button`, `${'[UNK] '.repeat(600)}retry`, `${'retry '.repeat(511)}button`, `${'retry '.repeat(512)}button`,
+  '', '   ', '\n\n', '12345 ;; 3.14 {} => ()', '_ - / \\ | x y z', '\u0000\u0001 control \u200b zero\u200bwidth', 'tab\tseparated\r\nlines',
+];
+
+/** Every tracked text file of this repository, chunked as semantic alignment chunks it. */
+async function repositoryChunks(): Promise<string[]> {
+  const chunkChars = configWith({}).relevance_scoring.embedding.chunk_chars;
+  const paths = execFileSync('git', ['ls-files'], { cwd: REPO, encoding: 'utf8' }).split('\n').filter(Boolean).sort();
+  const texts: string[] = [];
+  for (const path of paths) {
+    let content: string;
+    try {
+      content = readFileSync(join(REPO, path), 'utf8');
+    } catch {
+      continue; // a path deleted in the working tree
+    }
+    if (content.includes('\u0000')) continue;
+    const { chunks } = await chunkFile(path, content, chunkChars);
+    for (const chunk of chunks) texts.push(`${path}\n${chunk.text}`);
+  }
+  return texts;
+}
+
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+const isZero = (v: Float32Array) => v.every((x) => x === 0);
+
+interface Side {
+  name: string;
+  dir: string;
+  model: StaticModel;
+  direct: Embedder;
+  /** The transformers.js pipeline as production ran it (batches of 32). */
+  reference: Embedder;
+  /** The same pipeline one text per call: onnxruntime then sums each row in sequence order. */
+  single: Embedder;
+  ids: (text: string) => number[];
+}
+
+describe('static embedder: the same vectors as the transformers.js pipeline', () => {
+  let tmp: Fixture;
+  let texts: string[];
+  const sides: Side[] = [];
+  beforeAll(async () => {
+    tmp = makeTempDir('aiwg-static-');
+    texts = [...EDGE_CASES, ...(await repositoryChunks())];
+    const tiny = await buildTinyModel(tmp.root);
+    // The shipped default model, full vocabulary (GloVe 100k words + `##` aliases).
+    const glove = await ensureGloveModel({ cacheDir: join(tmp.root, 'glove'), reporter: captureReporter() });
+    const { AutoTokenizer, env } = await import('@huggingface/transformers');
+    env.allowRemoteModels = false;
+    for (const [name, dir] of [['tiny', tiny], ['glove', glove]] as const) {
+      const tokenizer = await AutoTokenizer.from_pretrained(dir, { local_files_only: true });
+      const dimensions = name === 'tiny' ? 24 : 100;
+      sides.push({
+        name,
+        dir,
+        model: await loadStaticModel({ dir }),
+        direct: await createStaticEmbedder({ dir, id: name, dimensions }),
+        reference: await loadTransformersEmbedder({ source: dir, local: true, id: name, dimensions }),
+        single: await loadTransformersEmbedder({ source: dir, local: true, id: name, dimensions, batchSize: 1 }),
+        // What the pipeline feeds the model for one text: truncated to model_max_length, no special tokens added.
+        ids: (text) => (tokenizer(text, { truncation: true, return_tensor: false }) as unknown as { input_ids: number[] }).input_ids,
+      });
+    }
+  }, 120_000);
+  afterAll(() => tmp.cleanup());
+
+  it('has thousands of texts to compare, edge cases first', () => {
+    expect(texts.length).toBeGreaterThan(1000);
+  });
+
+  it.each(['tiny', 'glove'])('%s: token ids equal transformers.js\' for every text', (name) => {
+    const side = sides.find((s) => s.name === name)!;
+    const differing = texts.filter((text) => JSON.stringify(side.model.tokenizer.encode(text)) !== JSON.stringify(side.ids(text)));
+    expect(differing).toEqual([]);
+    expect(side.model.tokenizer.encode(`${'retry '.repeat(600)}`)).toHaveLength(512);
+  });
+
+  it.each(['tiny', 'glove'])('%s: vectors match the batched pipeline (cosine >= 0.99999, zero exactly where it is zero) and equal its one-text calls bit for bit', async (name) => {
+    const side = sides.find((s) => s.name === name)!;
+    const [direct, reference, single] = await Promise.all([side.direct.embed(texts), side.reference.embed(texts), side.single.embed(texts)]);
+    const far: string[] = [];
+    const zeroMismatch: string[] = [];
+    const notBitEqual: string[] = [];
+    direct.forEach((v, i) => {
+      const text = texts[i]!.slice(0, 60);
+      if (isZero(v) !== isZero(reference[i]!)) zeroMismatch.push(text);
+      else if (!isZero(v) && dot(v, reference[i]!) < 0.99999) far.push(`${text}: ${dot(v, reference[i]!)}`);
+      if (v.some((x, d) => x !== single[i]![d])) notBitEqual.push(text);
+    });
+    expect(zeroMismatch).toEqual([]);
+    expect(far).toEqual([]);
+    expect(notBitEqual).toEqual([]);
+    // The edge cases reach both outcomes.
+    expect(direct.some(isZero)).toBe(true);
+    expect(direct.filter((v) => !isZero(v)).length).toBeGreaterThan(texts.length / 2);
+  }, 120_000);
+
+  it('property: random mixes of vocabulary words, case, joins and unicode noise embed alike', async () => {
+    for (const side of sides) {
+      const words = side.name === 'tiny' ? Object.values(TOPICS).flat() : ['server', 'request', 'parse', 'imports', 'sass', 'preprocessing', 'event', 'emitter', 'the'];
+      const word = fc.constantFrom(...words).chain((w) => fc.constantFrom(w, w.toUpperCase(), w[0]!.toUpperCase() + w.slice(1)));
+      const noise = fc.oneof(fc.string({ unit: 'binary', maxLength: 6 }), fc.constantFrom(' ', '_', '-', '.', '(', '\n', '[UNK]', '[PAD]', '9', 'ﬁ', 'Σ', 'İ'));
+      const text = fc.array(fc.oneof({ arbitrary: word, weight: 3 }, { arbitrary: noise, weight: 2 }), { maxLength: 40 }).map((parts) => parts.join(''));
+      await fc.assert(
+        fc.asyncProperty(text, async (t) => {
+          expect(side.model.tokenizer.encode(t)).toEqual(side.ids(t));
+          const [[a], [b]] = await Promise.all([side.direct.embed([t]), side.single.embed([t])]);
+          expect([...a!]).toEqual([...b!]);
+        }),
+        { numRuns: 200, seed: 11 },
+      );
+    }
+  }, 120_000);
+});
