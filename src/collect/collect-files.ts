@@ -102,7 +102,9 @@ export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?
     const secretCache = includeSecrets ? null : (ports.secretCache ?? null);
     const readOptions = { fs, rootReal, maxBytes: ctx.config.collect.max_file_bytes, rules: { includeSecrets }, pathCheck, secretCache };
     const readFileSync = fs.readFileSync?.bind(fs);
-    const indexed = store && readFileSync ? { ...readOptions, store, kinds: factKinds, readFileSync, nowMs: ctx.nowMs } : undefined;
+    // With the fact store, a blob's findings live in its collect fact: the secret cache is read
+    // there but not written (a cold run would write one file per blob, ~0.3 ms each here).
+    const indexed = store && readFileSync ? { ...readOptions, secretCache: readOnly(secretCache), store, kinds: factKinds, readFileSync, nowMs: ctx.nowMs } : undefined;
     // git's index knows the blob of a tracked file the working tree has not changed
     const gitBlob = (path: string) => (listing && !listing.dirty.has(path) ? listing.blobs.get(path) : undefined);
     let done = 0;
@@ -182,4 +184,9 @@ function ownDirectories(rootReal: string, config: Config): string[] {
 
 function byPath(a: { path: string }, b: { path: string }): number {
   return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
+/** A cache that answers from `cache` and keeps nothing new. */
+function readOnly(cache: KeyValueCache | null): KeyValueCache | null {
+  return cache && { get: (namespace, key) => cache.get(namespace, key), set: async () => undefined };
 }

@@ -18,6 +18,8 @@ import { ensureDir, writeFileAtomic } from '../util/atomic-write.js';
  * `save`, only when there are any.
  */
 export interface PieceCounts {
+  /** Pieces the file held when opened. */
+  readonly remembered: number;
   get(piece: string): number | undefined;
   set(piece: string, count: number): void;
   /** Write the counts learnt since opening; a failure leaves the old file (the counts are a cache). */
@@ -38,6 +40,7 @@ export async function openPieceCounts(path: string): Promise<PieceCounts> {
   const base = decode(await readFile(path).catch(() => Buffer.alloc(0)));
   const added = new Map<string, [number, number, number, number]>();
   return {
+    remembered: base.length / WORDS,
     get(piece) {
       const h1 = hash1(piece);
       const h2 = hash2(piece);

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { bpeCounter, type BpeCounter } from './bpe-counter.js';
+import { bpeCounter, inThreadCounter, type BpeCounter } from './bpe-counter.js';
 import type { PieceCounts } from './piece-counts.js';
 import { nextSafeSplit } from './safe-split.js';
 
@@ -23,17 +23,20 @@ export interface TokenizerOptions {
 }
 
 /**
- * Create a tokenizer. The GPT encodings count in a thread of their own (bpe-counter.ts): the
- * table loads there while this thread goes on, so `--help` and the first stages of a run never
- * wait for it.
+ * Create a tokenizer. A run that remembers piece counts from earlier runs counts through a worker
+ * thread (bpe-counter.ts) whose table loads while this thread collects and scores.
  */
 export async function createTokenizer(id: TokenizerId, options: TokenizerOptions = {}): Promise<Tokenizer> {
   switch (id) {
     case 'chars4':
       return createChars4Tokenizer();
     case 'o200k':
-    case 'cl100k':
-      return wrapGpt(id, bpeCounter(id), options.pieceCounts);
+    case 'cl100k': {
+      // With pieces remembered, a run counts little: the table loads in a worker meanwhile. Without
+      // (a cold cache, a caller that keeps its own tokenizer), it counts much: the table loads here.
+      const remembered = (options.pieceCounts?.remembered ?? 0) > 0;
+      return wrapGpt(id, remembered ? bpeCounter(id) : inThreadCounter(id), options.pieceCounts);
+    }
     default:
       throw new UsageError(`unknown tokenizer "${String(id)}": use one of ${TOKENIZER_IDS.join(', ')}`);
   }
