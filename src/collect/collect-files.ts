@@ -108,8 +108,14 @@ export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?
     // git's index knows the blob of a tracked file the working tree has not changed
     const gitBlob = (path: string) => (listing && !listing.dirty.has(path) ? listing.blobs.get(path) : undefined);
     let done = 0;
+    // Reads are synchronous behind the async port; every READS_PER_TURN files all readers wait
+    // one turn of the event loop, so `git log` (commit times, running meanwhile) gets its pipe
+    // drained instead of stalling until the last file is read.
+    let turn: Promise<void> | undefined;
     const [outcomes, gitResult] = await Promise.all([
       mapLimit(listed, concurrency, async (path) => {
+        if (done % READS_PER_TURN === 0) turn = new Promise((next) => setImmediate(next));
+        await turn;
         const outcome = indexed ? await readIndexed(path, gitBlob(path), indexed) : await readCandidate(path, readOptions);
         ctx.reporter.progress('collect', ++done, listed.length);
         return outcome;
@@ -185,6 +191,8 @@ function ownDirectories(rootReal: string, config: Config): string[] {
 function byPath(a: { path: string }, b: { path: string }): number {
   return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
+
+const READS_PER_TURN = 32;
 
 /** A cache that answers from `cache` and keeps nothing new. */
 function readOnly(cache: KeyValueCache | null): KeyValueCache | null {
