@@ -62,6 +62,13 @@ export const TOKENIZER_RULES = {
   wordPattern: '\\p{L}{2,}',
 } as const;
 
+/** tokenizer.json's normalizer and pre-tokenizer: TOKENIZER_RULES as the tokenizer applies them. */
+export const TOKENIZER_NORMALIZER = {
+  type: 'Sequence',
+  normalizers: [{ type: 'NFKC' }, { type: 'Replace', pattern: { Regex: TOKENIZER_RULES.camelBoundary }, content: ' ' }, { type: 'Lowercase' }],
+} as const;
+export const TOKENIZER_PRE_TOKENIZER = { type: 'Split', pattern: { Regex: TOKENIZER_RULES.wordPattern }, behavior: 'Removed', invert: true } as const;
+
 /** Format of the files this builder writes (2: pooling inside the ONNX graph). */
 export const STATIC_MODEL_FORMAT = 2;
 const WORD_RE = new RegExp(`^${TOKENIZER_RULES.wordPattern}$`, 'u');
@@ -177,15 +184,8 @@ function tokenizerJson(words: string[], continuationWords: number) {
       normalized: false,
       special: true,
     })),
-    normalizer: {
-      type: 'Sequence',
-      normalizers: [
-        { type: 'NFKC' },
-        { type: 'Replace', pattern: { Regex: TOKENIZER_RULES.camelBoundary }, content: ' ' },
-        { type: 'Lowercase' },
-      ],
-    },
-    pre_tokenizer: { type: 'Split', pattern: { Regex: TOKENIZER_RULES.wordPattern }, behavior: 'Removed', invert: true },
+    normalizer: TOKENIZER_NORMALIZER,
+    pre_tokenizer: TOKENIZER_PRE_TOKENIZER,
     post_processor: null,
     decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
     model: { type: 'WordPiece', unk_token: SPECIAL_TOKENS[1], continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab },

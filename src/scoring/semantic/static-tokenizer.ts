@@ -1,3 +1,5 @@
+import { TOKENIZER_NORMALIZER, TOKENIZER_PRE_TOKENIZER } from './static-model-builder.js';
+
 /**
  * The tokenizer of a static-model-builder model, run directly from its tokenizer.json: the same
  * token ids transformers.js (through @huggingface/tokenizers 0.2) gives for that file, without
@@ -10,6 +12,8 @@
  *    does not split into known pieces or is longer than max_input_chars_per_word is `[UNK]`;
  * 5. truncation to model_max_length (transformers.js keeps the first tokens).
  * Any other tokenizer.json shape is refused with an error naming the field, never guessed at.
+ * The builder's own rules are local, so for them steps 2-4 run per identifier-like run and are
+ * remembered (localSectionIds); any other rules run over the whole section.
  */
 export interface StaticTokenizer {
   /** Token ids of `text`, truncated to the model's maximum length. */
@@ -30,18 +34,17 @@ export function compileStaticTokenizer(json: unknown, maxLength: number, file: s
   const words = compilePreTokenizer(spec.pre_tokenizer, file);
   const model = compileWordPiece(spec.model, file, added);
   const addedIds = new Map(added.map((t) => [t.content, t.id] as const));
-  const memo = new Map<string, readonly number[]>();
+  const wordIds = memoised(model.pieces, memoSize);
 
-  const wordIds = (word: string): readonly number[] => {
-    let ids = memo.get(word);
-    if (ids === undefined) {
-      ids = model.pieces(word);
-      // Bounded: when full, forget the oldest word (Map keeps insertion order).
-      if (memo.size >= memoSize) memo.delete(memo.keys().next().value!);
-      memo.set(word, ids);
-    }
-    return ids;
+  /** The general path: the whole section through the normalizer, then its words. */
+  const sectionIds = (section: string, out: number[]) => {
+    const normalized = normalize(section);
+    const same = addedIds.get(normalized);
+    if (same !== undefined) out.push(same);
+    else for (const word of words(normalized)) for (const piece of wordIds(word)) out.push(piece);
   };
+  const afterNfkc = compileNormalizer({ ...TOKENIZER_NORMALIZER, normalizers: TOKENIZER_NORMALIZER.normalizers.slice(1) }, file, 'normalizer');
+  const local = hasLocalRules(spec, added) ? localSectionIds(sectionIds, afterNfkc, words, wordIds, memoSize) : sectionIds;
 
   return {
     maxId: Math.max(model.maxId, ...added.map((t) => t.id)),
@@ -49,19 +52,68 @@ export function compileStaticTokenizer(json: unknown, maxLength: number, file: s
       const out: number[] = [];
       for (const section of splitOnAddedTokens(text, added)) {
         const id = addedIds.get(section);
-        if (id !== undefined) {
-          out.push(id);
-        } else {
-          const normalized = normalize(section);
-          const same = addedIds.get(normalized);
-          if (same !== undefined) out.push(same);
-          else for (const word of words(normalized)) for (const piece of wordIds(word)) out.push(piece);
-        }
+        if (id !== undefined) out.push(id);
+        else local(section, out);
         if (out.length >= maxLength) break;
       }
       if (out.length > maxLength) out.length = maxLength;
       return out;
     },
+  };
+}
+
+/** `compute` behind a Map of at most `size` keys; when full, the oldest key goes (Map keeps insertion order). */
+function memoised(compute: (key: string) => readonly number[], size: number): (key: string) => readonly number[] {
+  const memo = new Map<string, readonly number[]>();
+  return (key) => {
+    let ids = memo.get(key);
+    if (ids === undefined) {
+      ids = compute(key);
+      if (memo.size >= size) memo.delete(memo.keys().next().value!);
+      memo.set(key, ids);
+    }
+    return ids;
+  };
+}
+
+/**
+ * Whether the tokenizer is the builder's own (TOKENIZER_RULES). Its rules are local: the camelCase
+ * boundary looks only at the letters and digits beside it, a word is a run of letters, no
+ * character outside letters and digits lower-cases to a letter, and lower-casing is per character
+ * except for Σ (final sigma). Added tokens hold an upper-case letter, so no lower-cased section
+ * equals one.
+ */
+function hasLocalRules(spec: Record<string, unknown>, added: readonly AddedToken[]): boolean {
+  return (
+    JSON.stringify(spec.normalizer) === JSON.stringify(TOKENIZER_NORMALIZER) &&
+    JSON.stringify(spec.pre_tokenizer) === JSON.stringify(TOKENIZER_PRE_TOKENIZER) &&
+    added.every((t) => t.content !== t.content.toLowerCase())
+  );
+}
+
+/** Maximal runs of letters and digits: with local rules, a section's words are its runs' words. */
+const RUN_PATTERN = /[\p{L}\p{Nd}]+/gu;
+const FINAL_SIGMA_CONTEXT = 'Σ';
+
+/**
+ * The local rules' path: NFKC over the section (composition looks across characters), then each
+ * run of letters and digits alone through the rest of the normalizer and the pre-tokenizer, its
+ * ids remembered: runs are mostly identifiers, and code repeats them. A section holding Σ, whose
+ * lower case depends on what follows the run, takes the general path.
+ */
+function localSectionIds(
+  general: (section: string, out: number[]) => void,
+  /** The normalizer's steps after NFKC (the Replace, Lowercase). */
+  normalize: Normalize,
+  words: (text: string) => readonly string[],
+  wordIds: (word: string) => readonly number[],
+  memoSize: number,
+): (section: string, out: number[]) => void {
+  const runIds = memoised((run) => words(normalize(run)).flatMap(wordIds), memoSize);
+  return (section, out) => {
+    const composed = section.normalize('NFKC');
+    if (composed.includes(FINAL_SIGMA_CONTEXT)) return general(section, out);
+    for (const run of composed.match(RUN_PATTERN) ?? []) for (const id of runIds(run)) out.push(id);
   };
 }
 

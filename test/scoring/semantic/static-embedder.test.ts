@@ -11,7 +11,8 @@ import { chunkFile } from '../../../src/scoring/semantic/chunker.js';
 import { loadTransformersEmbedder } from '../../../src/scoring/semantic/embedder.js';
 import { ensureGloveModel } from '../../../src/scoring/semantic/glove-model.js';
 import { createStaticEmbedder, loadStaticModel, type StaticModel } from '../../../src/scoring/semantic/static-embedder.js';
-import { buildTinyModel, configWith, TOPICS } from './tiny-model.js';
+import { buildStaticEmbeddingModel } from '../../../src/scoring/semantic/static-model-builder.js';
+import { buildTinyModel, configWith, hashedVector, TOPICS } from './tiny-model.js';
 
 const REPO = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -121,6 +122,23 @@ describe('static embedder: the same vectors as the transformers.js pipeline', ()
     expect(direct.some(isZero)).toBe(true);
     expect(direct.filter((v) => !isZero(v)).length).toBeGreaterThan(texts.length / 2);
   }, 120_000);
+
+  it('honours the final-sigma rule of lower-casing, which looks past the end of a word', async () => {
+    // Σ lower-cases to ς at the end of a word and to σ when a cased letter follows, even across
+    // `.` or `'` (case-ignorable): "ΟΔΟΣ.ΚΑΙ" -> "οδοσ.και" but "ΟΔΟΣ" -> "οδος".
+    const vocab = ['οδος', 'οδοσ', 'ας', 'ασ', 'και', 'http'];
+    const dir = join(tmp.root, 'sigma');
+    await buildStaticEmbeddingModel({ vocab, vectors: vocab.map((w) => hashedVector(w)), outDir: dir, weighting: 'none' });
+    const { AutoTokenizer } = await import('@huggingface/transformers');
+    const tokenizer = await AutoTokenizer.from_pretrained(dir, { local_files_only: true });
+    const { tokenizer: direct } = await loadStaticModel({ dir });
+    const greek = ['ΟΔΟΣ.ΚΑΙ', 'ΟΔΟΣ', "ΑΣ'Β ΑΣ", 'ΑΣ.http', 'httpΣ.Κ', 'ΟΔΟΣ ΚΑΙ', 'οδοσ οδος ΟΔΟΣ:ΚΑΙ', 'ΑΣ\u00adΚ'];
+    const expected = greek.map((t) => (tokenizer(t, { truncation: true, return_tensor: false }) as unknown as { input_ids: number[] }).input_ids);
+    expect(greek.map((t) => direct.encode(t))).toEqual(expected);
+    // Both forms occur, so the comparison above can tell them apart.
+    const ids = new Set(expected.flat());
+    expect(ids.has(2) && ids.has(3)).toBe(true);
+  });
 
   it('property: random mixes of vocabulary words, case, joins and unicode noise embed alike', async () => {
     for (const side of sides) {
