@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Embedder } from '../../types.js';
 import { loadOnnxProto } from './onnx-gather-graph.js';
 import { compileStaticTokenizer, type StaticTokenizer } from './static-tokenizer.js';
@@ -38,10 +39,20 @@ export async function createStaticEmbedder(options: StaticEmbedderOptions): Prom
     async embed(texts) {
       const loaded = await model();
       if (loaded.dimensions !== dimensions) throw new Error(`model ${options.dir} has ${loaded.dimensions} dims, its config says ${dimensions}`);
-      return texts.map((text) => embedOne(loaded, text));
+      const out: Float32Array[] = [];
+      for (let i = 0; i < texts.length; i++) {
+        // A turn of the event loop now and then, as onnxruntime's asynchronous run gave: otherwise
+        // a cold run's embedding would hold I/O callbacks (git pipes, worker messages) throughout.
+        if (i % TEXTS_PER_TURN === 0) await nextTurn();
+        out.push(embedOne(loaded, texts[i]!));
+      }
+      return out;
     },
   };
 }
+
+/** Texts embedded between two turns of the event loop (~10-30 ms of work). */
+const TEXTS_PER_TURN = 128;
 
 export interface StaticModel {
   tokenizer: StaticTokenizer;

@@ -123,6 +123,21 @@ describe('static embedder: the same vectors as the transformers.js pipeline', ()
     expect(direct.filter((v) => !isZero(v)).length).toBeGreaterThan(texts.length / 2);
   }, 120_000);
 
+  it('gives the event loop a turn while it embeds many texts, as the asynchronous pipeline did', async () => {
+    const side = sides.find((s) => s.name === 'tiny')!;
+    await side.direct.load!(); // loading reads files: turns of its own
+    let turns = 0;
+    let done = false;
+    const tick = () => {
+      turns++;
+      if (!done) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await side.direct.embed(texts.slice(0, 1000));
+    done = true;
+    expect(turns).toBeGreaterThanOrEqual(7);
+  });
+
   it('honours the final-sigma rule of lower-casing, which looks past the end of a word', async () => {
     // Σ lower-cases to ς at the end of a word and to σ when a cased letter follows, even across
     // `.` or `'` (case-ignorable): "ΟΔΟΣ.ΚΑΙ" -> "οδοσ.και" but "ΟΔΟΣ" -> "οδος".
