@@ -74,6 +74,7 @@ export async function loadStaticModel(options: Pick<StaticEmbedderOptions, 'dir'
       readJson(file('tokenizer_config.json')),
       readFile(file(join('onnx', 'model.onnx'))),
     ]);
+    // Parsed JSON: only these keys are read, and each is checked before use.
     const hiddenSize = (config as { hidden_size?: unknown }).hidden_size;
     const maxLength = (tokenizerConfig as { model_max_length?: unknown }).model_max_length;
     const tokenizer = compileStaticTokenizer(tokenizerJson, typeof maxLength === 'number' && maxLength > 0 ? maxLength : Infinity, file('tokenizer.json'));
@@ -110,7 +111,7 @@ export function readEmbeddingTable(bytes: Uint8Array, file: string): { table: Fl
   if (dims.length !== 2 || init.dataType !== onnx.TensorProto.DataType.FLOAT) {
     throw new Error(`${file}: "embeddings" is not a 2-d float32 table (dims [${dims.join(', ')}], data type ${init.dataType})`);
   }
-  const [rows, dimensions] = dims as [number, number];
+  const [rows, dimensions] = dims as [number, number]; // length checked just above
   const table = new Float32Array(rows * dimensions);
   const raw = init.rawData;
   if (raw && raw.byteLength > 0) {

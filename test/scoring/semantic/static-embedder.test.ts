@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
+import type { PreTrainedTokenizer } from '@huggingface/transformers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedder } from '../../../src/types.js';
 import { makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
@@ -48,6 +49,15 @@ async function repositoryChunks(): Promise<string[]> {
   return texts;
 }
 
+/**
+ * The ids transformers.js' feature-extraction pipeline feeds the model for one text (truncated to
+ * model_max_length, no special tokens added). Its typings promise tensors; `return_tensor: false`
+ * returns plain arrays.
+ */
+function pipelineIds(tokenizer: PreTrainedTokenizer, text: string): number[] {
+  return (tokenizer(text, { truncation: true, return_tensor: false }) as unknown as { input_ids: number[] }).input_ids;
+}
+
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 const isZero = (v: Float32Array) => v.every((x) => x === 0);
 
@@ -85,8 +95,7 @@ describe('static embedder: the same vectors as the transformers.js pipeline', ()
         direct: await createStaticEmbedder({ dir, id: name, dimensions }),
         reference: await loadTransformersEmbedder({ source: dir, local: true, id: name, dimensions }),
         single: await loadTransformersEmbedder({ source: dir, local: true, id: name, dimensions, batchSize: 1 }),
-        // What the pipeline feeds the model for one text: truncated to model_max_length, no special tokens added.
-        ids: (text) => (tokenizer(text, { truncation: true, return_tensor: false }) as unknown as { input_ids: number[] }).input_ids,
+        ids: (text) => pipelineIds(tokenizer, text),
       });
     }
   }, 120_000);
@@ -148,7 +157,7 @@ describe('static embedder: the same vectors as the transformers.js pipeline', ()
     const tokenizer = await AutoTokenizer.from_pretrained(dir, { local_files_only: true });
     const { tokenizer: direct } = await loadStaticModel({ dir });
     const greek = ['ΟΔΟΣ.ΚΑΙ', 'ΟΔΟΣ', "ΑΣ'Β ΑΣ", 'ΑΣ.http', 'httpΣ.Κ', 'ΟΔΟΣ ΚΑΙ', 'οδοσ οδος ΟΔΟΣ:ΚΑΙ', 'ΑΣ\u00adΚ'];
-    const expected = greek.map((t) => (tokenizer(t, { truncation: true, return_tensor: false }) as unknown as { input_ids: number[] }).input_ids);
+    const expected = greek.map((t) => pipelineIds(tokenizer, t));
     expect(greek.map((t) => direct.encode(t))).toEqual(expected);
     // Both forms occur, so the comparison above can tell them apart.
     const ids = new Set(expected.flat());
