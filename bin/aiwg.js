@@ -1,4 +1,10 @@
 #!/usr/bin/env node
-import { runMain } from '../dist/src/cli/main.js';
+import { setFlagsFromString } from 'node:v8';
+
+// tree-sitter's grammars are WebAssembly. In a one-shot command V8's background tier-up of their
+// huge lexer functions made the main thread wait ~0.5 s (a cold vite run, traced on this 2-core
+// machine); its baseline code is fast enough for one run. The long-lived server keeps tier-up.
+if (process.argv[2] !== 'mcp') setFlagsFromString('--liftoff-only');
+const { runMain } = await import('../dist/src/cli/main.js');
 
 process.exitCode = await runMain(process.argv.slice(2));
