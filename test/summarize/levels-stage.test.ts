@@ -26,7 +26,7 @@ function file(path: string, content: string): CandidateFile {
 
 const SOURCE = `/** Adds numbers. */\nexport function add(a: number, b: number): number {\n  const sum = a + b;\n  return sum;\n}\n\nfunction hidden(): void {\n  console.log('x');\n  console.log('y');\n}\n`;
 
-/** A syntax engine that counts parses: a warm run must not parse at all. */
+/** A syntax engine that counts the trees and outlines asked of it: a warm run must not ask for any. */
 function countingSyntax(): SyntaxEngine & { parses: number } {
   const real = createSyntaxEngine();
   const counting = {
@@ -35,6 +35,10 @@ function countingSyntax(): SyntaxEngine & { parses: number } {
       counting.parses += 1;
       return real.withTree(language, content, use);
     }) as SyntaxEngine['withTree'],
+    outline: ((language, content) => {
+      counting.parses += 1;
+      return real.outline(language, content);
+    }) as SyntaxEngine['outline'],
   };
   return counting;
 }

@@ -1,7 +1,6 @@
 import { extname, basename } from 'node:path';
 import { languageForContent, languageForPath, type LanguageSpec } from '../languages/index.js';
 import type { SyntaxEngine } from '../syntax/engine.js';
-import { buildSyntaxOutline } from '../syntax/outline.js';
 import { dataFormatOf, outlineData } from './data.js';
 import { outlineLines } from './fallback.js';
 import { isMarkdownPath, outlineMarkdown } from './markdown.js';
@@ -35,7 +34,7 @@ const syntaxOutliner: Outliner = {
   async analyze(path, content, env) {
     const language = languageForContent(path, content);
     if (!language) return null;
-    const items = await env.syntax.withTree(language, content, (tree) => buildSyntaxOutline(tree, content, language));
+    const items = await env.syntax.outline(language, content);
     return items && { fileType: language.fileType, family: 'code', commentPrefix: language.commentPrefix, items, language };
   },
 };

@@ -1,7 +1,6 @@
 import { languageForContent } from '../languages/index.js';
 import type { OutlineItem } from '../outline/types.js';
 import { createSyntaxEngine, type SyntaxEngine } from './engine.js';
-import { buildSyntaxOutline } from './outline.js';
 
 /** A named definition found in a source file. Lines are 1-based and inclusive. */
 export interface Definition {
@@ -25,7 +24,7 @@ export interface Definition {
 export async function extractDefinitions(path: string, content: string, engine?: SyntaxEngine): Promise<Definition[] | null> {
   const language = languageForContent(path, content);
   if (!language) return null;
-  const items = await (engine ?? createSyntaxEngine()).withTree(language, content, (tree) => buildSyntaxOutline(tree, content, language));
+  const items = await (engine ?? createSyntaxEngine()).outline(language, content);
   if (items === null) return null;
   const definitions: Definition[] = [];
   collect(items, definitions);

@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Language, Parser, Tree } from 'web-tree-sitter';
 import type { LanguageSpec } from '../languages/types.js';
+import type { OutlineItem } from '../outline/types.js';
+import { buildSyntaxOutline } from './outline.js';
 
 /** Files above this size are not parsed: the line-based fallback outlines them. */
 export const MAX_PARSE_CHARS = 2_000_000;
@@ -13,6 +16,28 @@ export const MAX_PARSE_CHARS = 2_000_000;
 export interface SyntaxEngine {
   /** Parse and hand the tree to `use`; the tree is freed afterwards. Null when too large or unparsable. */
   withTree<T>(language: LanguageSpec, content: string, use: (tree: Tree) => T): Promise<T | null>;
+  /**
+   * The syntax outline of a text (buildSyntaxOutline), remembered for the process: the chunker of
+   * the semantic scorer and the detailed level of the same blob parse it once. The items are
+   * shared: read them, never change them. Null when too large or unparsable.
+   */
+  outline(language: LanguageSpec, content: string): Promise<OutlineItem[] | null>;
+}
+
+/** Outlines remembered, and the characters of text they are keyed by, before the oldest go. */
+const OUTLINE_MEMO_MAX = 4096;
+const OUTLINE_MEMO_MAX_CHARS = 64_000_000;
+const outlines = new Map<string, { content: string; items: OutlineItem[] | null }>();
+let outlineChars = 0;
+
+function rememberOutline(key: string, content: string, items: OutlineItem[] | null): void {
+  outlines.set(key, { content, items });
+  outlineChars += content.length;
+  for (const [oldest, entry] of outlines) {
+    if (outlines.size <= OUTLINE_MEMO_MAX && outlineChars <= OUTLINE_MEMO_MAX_CHARS) break;
+    outlines.delete(oldest);
+    outlineChars -= entry.content.length;
+  }
 }
 
 export interface SyntaxEngineOptions {
@@ -48,17 +73,27 @@ export function createSyntaxEngine(options: SyntaxEngineOptions = {}): SyntaxEng
     return parser;
   };
 
+  const withTree: SyntaxEngine['withTree'] = async (language, content, use) => {
+    if (content.length > MAX_PARSE_CHARS) return null;
+    const parser = await parserFor(language.grammar);
+    const tree = parser.parse(content);
+    if (!tree) return null;
+    try {
+      return use(tree);
+    } finally {
+      tree.delete();
+    }
+  };
   return {
-    async withTree(language, content, use) {
-      if (content.length > MAX_PARSE_CHARS) return null;
-      const parser = await parserFor(language.grammar);
-      const tree = parser.parse(content);
-      if (!tree) return null;
-      try {
-        return use(tree);
-      } finally {
-        tree.delete();
-      }
+    withTree,
+    async outline(language, content) {
+      // keyed by the language and a hash of the text; the text itself confirms the entry
+      const key = `${language.id}\0${createHash('sha1').update(content).digest('base64')}`;
+      const known = outlines.get(key);
+      if (known !== undefined && known.content === content) return known.items;
+      const items = await withTree(language, content, (tree) => buildSyntaxOutline(tree, content, language));
+      rememberOutline(key, content, items);
+      return items;
     },
   };
 }

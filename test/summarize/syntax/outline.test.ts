@@ -60,3 +60,20 @@ describe('syntax outlines', () => {
     expect(await detailed(path, source)).toBe(expected);
   });
 });
+
+describe('SyntaxEngine.outline: one parse per text for the whole process', () => {
+  it('gives what buildSyntaxOutline gives, and the same items to another engine asked for the same text', async () => {
+    const language = languageForPath('src/retry.ts')!;
+    const source = `export function retryOnce${Date.now()}(attempt: number): number {\n  return attempt + 1;\n}\n\nexport class Backoff {\n  next(): number {\n    return 2;\n  }\n}\n`;
+    const direct = await syntax.withTree(language, source, (tree) => buildSyntaxOutline(tree, source, language));
+    const first = await createSyntaxEngine().outline(language, source);
+    expect(first).toEqual(direct);
+    const second = await createSyntaxEngine().outline(language, source);
+    expect(second).toBe(first);
+    // another text, or another language, is parsed for itself
+    const changed = await createSyntaxEngine().outline(language, source.replace('attempt + 1', 'attempt + 2'));
+    expect(changed).not.toBe(first);
+    const asJs = await createSyntaxEngine().outline(languageForPath('src/retry.js')!, source);
+    expect(asJs).not.toBe(first);
+  });
+});
