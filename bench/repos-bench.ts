@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,8 +15,9 @@ import { silentReporter } from '../src/util/reporter.js';
  * skipped with a line saying how to provide it, so the bench runs anywhere. Each aiwg run is a
  * fresh process with the default config and AIWG_CACHE_DIR on a fresh directory, into which the
  * default embedding model is built first and timed on its own (a once-per-machine cost): cold (the
- * first run on the repository: no facts, summaries or embeddings), warm (median of WARM_RUNS), a new checkout of the repository at another commit
- * (`git worktree add`, same cache: facts are reused by blob id), and the server mode (one
+ * first run on the repository: no facts, summaries or embeddings), warm (median of WARM_RUNS), new
+ * checkouts of the repository 1, 5 and 20 commits back (`git worktree add`, each with a copy of the
+ * warm cache: facts are reused by blob id, so each pays for the files it changes), and the server mode (one
  * in-process warm index, p50 of queries with different tasks, plus a query after a one-file
  * edit). repomix packs the same tree (its second run, page cache warm). Nothing is asserted.
  */
@@ -25,8 +26,8 @@ const PROJECT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BIN = join(PROJECT, 'bin', 'aiwg.js');
 const REPOMIX = join(PROJECT, 'node_modules', 'repomix', 'bin', 'repomix.cjs');
 const WARM_RUNS = 3;
-/** Commits back for the "new checkout at another commit" run. */
-const CHECKOUT_BACK = 20;
+/** Commits back for the "new checkout at another commit" runs (each from a copy of the warm cache); the table shows the last. */
+const CHECKOUTS_BACK = [1, 5, 20] as const;
 const TASKS = [
   'fix the css preprocessing of sass imports in the dev server',
   'the plugin transform hook gets the wrong source map',
@@ -59,6 +60,8 @@ interface RepoFigures {
   /** Every warm run in order: the first one right after the cold run shows any first-warm-run anomaly. */
   warmRuns: Timed[];
   checkout: Timed | null;
+  /** Every checkout distance: commits back, files that differ from HEAD, the run. */
+  checkouts: Array<{ back: number; changed: number; run: Timed }>;
   /** Server mode: wall and CPU of this process per query. */
   serverP50: Timed;
   /** Every server query in order (a new task each; the first loads the embedding model). */
@@ -130,17 +133,25 @@ async function benchRepo(root: string): Promise<RepoFigures> {
     const cold = aiwg(root, cacheDir, TASKS[0] as string);
     const warmRuns: Timed[] = Array.from({ length: WARM_RUNS }, () => aiwg(root, cacheDir, TASKS[0] as string));
 
-    let checkout: Timed | null = null;
-    const worktree = join(mkdtempSync(join(tmpdir(), `aiwg-bench-checkout-${name}-`)), name);
-    try {
-      execFileSync('git', ['worktree', 'add', '-q', '--detach', worktree, `HEAD~${CHECKOUT_BACK}`], { cwd: root, stdio: 'ignore' });
-      checkout = aiwg(worktree, cacheDir, TASKS[0] as string);
-    } catch {
-      checkout = null;
-    } finally {
-      spawnSync('git', ['worktree', 'remove', '--force', worktree], { cwd: root, stdio: 'ignore' });
-      rmSync(dirname(worktree), { recursive: true, force: true });
+    const checkouts: RepoFigures['checkouts'] = [];
+    for (const back of CHECKOUTS_BACK) {
+      const worktree = join(mkdtempSync(join(tmpdir(), `aiwg-bench-checkout-${name}-`)), name);
+      // each distance starts from the warm cache, so it pays for exactly the files it changes
+      const cacheCopy = `${cacheDir}-checkout-${back}`;
+      try {
+        cpSync(cacheDir, cacheCopy, { recursive: true });
+        execFileSync('git', ['worktree', 'add', '-q', '--detach', worktree, `HEAD~${back}`], { cwd: root, stdio: 'ignore' });
+        const changed = execFileSync('git', ['diff', '--name-only', `HEAD~${back}`, 'HEAD'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean).length;
+        checkouts.push({ back, changed, run: aiwg(worktree, cacheCopy, TASKS[0] as string) });
+      } catch {
+        // a history shorter than `back` commits: no figure
+      } finally {
+        spawnSync('git', ['worktree', 'remove', '--force', worktree], { cwd: root, stdio: 'ignore' });
+        rmSync(dirname(worktree), { recursive: true, force: true });
+        rmSync(cacheCopy, { recursive: true, force: true });
+      }
     }
+    const checkout = checkouts.find((c) => c.back === CHECKOUTS_BACK[CHECKOUTS_BACK.length - 1])?.run ?? null;
 
     const index = createRepoIndex({ root, config: ConfigSchema.parse({ cache: { dir: cacheDir } }) });
     await index.query({ task: TASKS[0] as string });
@@ -168,6 +179,7 @@ async function benchRepo(root: string): Promise<RepoFigures> {
       warm: median(warmRuns),
       warmRuns,
       checkout,
+      checkouts,
       serverP50: median(latencies),
       serverRuns: latencies,
       serverAfterEdit,
@@ -185,7 +197,7 @@ function table(rows: RepoFigures[]): string {
   const lines = [
     'Each figure: wall clock (CPU time, user + sys, in brackets). The machine is shared, so CPU time is the steadier figure.',
     '',
-    '| repository (tracked files) | embedding model build, once per machine s | cold s, first run on the repository (files/s, peak MB) | warm s (median of 3) | warm runs in order, s | new checkout s (x warm) | server p50 ms | server after 1-file edit ms | repomix s | repomix / warm (wall, CPU) | load average (1/5/15, start -> end) |',
+    '| repository (tracked files) | embedding model build, once per machine s | cold s, first run on the repository (files/s, peak MB) | warm s (median of 3) | warm runs in order, s | new checkout 20 commits back s (x warm) | server p50 ms | server after 1-file edit ms | repomix s | repomix / warm (wall, CPU) | load average (1/5/15, start -> end) |',
     '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |',
   ];
   for (const r of rows) {
@@ -195,6 +207,10 @@ function table(rows: RepoFigures[]): string {
     );
   }
   lines.push('');
+  for (const r of rows) {
+    const shown = r.checkouts.map((c) => `${c.back} back, ${c.changed} files changed: ${s(c.run)} (${(c.run.seconds / r.warm.seconds).toFixed(2)}x warm)`);
+    lines.push(`New checkouts, ${r.name}: ${shown.join(' / ')}`);
+  }
   for (const r of rows) lines.push(`Server queries in order, ${r.name}, ms: ${r.serverRuns.map(ms).join(' / ')}`);
   if (rows.length >= 2) {
     const [a, b] = [rows[0] as RepoFigures, rows[rows.length - 1] as RepoFigures];

@@ -6,8 +6,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
  * directory that holds a collected path, and per directory of git's index/HEAD/ref files. Any
  * event in any of them marks the tree dirty, so a query after an idle period costs no stat of
  * the tree at all. Watchers persist across collects (only directories that appear or vanish are
- * added or closed). When the platform cannot watch (inotify limits, no recursive support needed
- * here) or a watcher fails, the watch reports `usable: false` and the caller compares stats.
+ * added or closed). When a directory cannot be watched (the inotify watch limit, too many
+ * directories) or a watcher fails, the watch reports `usable: false` and the caller compares stats.
  */
 export interface TreeWatch {
   /** False once any watcher could not be set up or failed: compare stats instead. */

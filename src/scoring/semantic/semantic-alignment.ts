@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import type { CandidateFile, Embedder, KeyValueCache, RunContext } from '../../types.js';
+import { indexDirOf } from '../../cache/cache-dir.js';
 import { annSearch, type AnnHandle } from './ann-index.js';
 import { chunkFile, CHUNKER_VERSION, type DefinitionsExtractor } from './chunker.js';
 import { openEmbeddingStore, type EmbeddingStore } from './embedding-store.js';
@@ -150,7 +150,7 @@ export async function semanticAlignment(
     } else {
       const k = Math.max(ANN_MIN_RESULTS, Math.ceil(unique.length * ANN_RESULT_FRACTION));
       const query = {
-        indexDir: deps.indexDir ?? join(deps.cacheDir, 'index'),
+        indexDir: deps.indexDir ?? indexDirOf(deps.cacheDir),
         modelId: embedder.id,
         dimensions: embedder.dimensions,
         keys: unique,
