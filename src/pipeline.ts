@@ -130,7 +130,8 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   // The task is repeated in the header, the record and the log: a credential pasted into it is redacted like a file's.
   const task = config.collect.include_secrets ? options.task : (await redactSecrets(options.task)).text;
   const deps: PipelineDeps = { ...defaultDeps(config, root), ...overrides };
-  const timings: Record<string, number> = {};
+  // the record lists the tokenizer first, as before it loaded beside the score stage
+  const timings: Record<string, number> = { tokenizer: 0 };
   const time: StepTimer = async (name, fn) => {
     const started = performance.now();
     try {
@@ -142,14 +143,28 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
 
   const startedAt = deps.now();
   const startedPerf = performance.now();
-  // Collect and score count no tokens: the tokenizer's table loads while they wait on git and disk.
-  // The piece counts of earlier runs spare a warm run most of its counting.
+  // Score counts no tokens: the tokenizer's table loads while it runs, once collect is done (on two
+  // cores a table loading beside git's listing slowed git down). The piece counts of earlier runs
+  // spare a warm run most of its counting.
   const pieceCounts = openRunPieceCounts(root, config);
-  const loading = time('tokenizer', async () => {
-    const remembered = await pieceCounts;
-    return deps.createTokenizer(config.tokenizer, remembered ? { pieceCounts: remembered } : {});
-  });
-  loading.catch(() => undefined);
+  let loading: Promise<Tokenizer> | undefined;
+  const startTokenizer = (): Promise<Tokenizer> => {
+    if (loading === undefined) {
+      loading = time('tokenizer', async () => {
+        const remembered = await pieceCounts;
+        return deps.createTokenizer(config.tokenizer, remembered ? { pieceCounts: remembered } : {});
+      });
+      loading.catch(() => undefined);
+    }
+    return loading;
+  };
+  const collectThenTokenizer: CollectStage = async (input, c) => {
+    try {
+      return await deps.collect(input, c);
+    } finally {
+      void startTokenizer();
+    }
+  };
   const ctx: RunContext = {
     config,
     tokenizer: loadingTokenizer(config.tokenizer),
@@ -162,8 +177,8 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   const runId = options.runId ?? deps.newRunId();
 
   await deps.ensureOwnDirs(root, config);
-  const { collected, facts, scoring: scored, tiering } = await scoreTask({ task, root }, ctx, deps, time);
-  ctx.tokenizer = await loading;
+  const { collected, facts, scoring: scored, tiering } = await scoreTask({ task, root }, ctx, { ...deps, collect: collectThenTokenizer }, time);
+  ctx.tokenizer = await startTokenizer();
   const wanted = tieredPaths(tiering);
   const lastModifiedMs = new Map(collected.files.map((f) => [f.path, collected.git.lastCommitMs.get(f.path) ?? f.mtimeMs]));
   const levels = await time('summarize', () =>

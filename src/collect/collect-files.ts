@@ -45,6 +45,9 @@ export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?
     const warnings: string[] = [];
     const excluded: ExcludedFile[] = [];
 
+    // the fact store loads (one read, one deserialize) while git lists the files
+    const opening = factStore(rootReal, ctx.config);
+    opening.catch(() => undefined);
     const located = await locateRepository(git, rootReal);
     const { location } = located;
     let warning = located.warning;
@@ -56,7 +59,7 @@ export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?
           return undefined;
         })
       : undefined;
-    const store = await factStore(rootReal, ctx.config);
+    const store = await opening;
     if (store?.corrupt !== undefined) warnings.push(`index ${store.path} was ignored (${store.corrupt}): every file is read again and the index rebuilt`);
     let listed: string[];
     let facts: Promise<GitFacts>;
