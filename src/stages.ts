@@ -39,7 +39,10 @@ export interface ScoreResult {
   /** Embedding model id when semantic alignment ran, else null. */
   embeddingModel: string | null;
 }
-export type ScoreStage = (input: ScoreInput, ctx: RunContext) => Promise<ScoreResult>;
+export type ScoreStage = ((input: ScoreInput, ctx: RunContext) => Promise<ScoreResult>) & {
+  /** Optional: told the task as a run starts, before collect, to get ready for it (load a model); never rejects. */
+  prepare?(task: string, ctx: RunContext): Promise<void>;
+};
 
 export interface LevelsInput {
   root: string;

@@ -45,15 +45,19 @@ export const NEUTRAL_FACTOR: Record<FactorName, number> = {
 export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDeps = {}): ScoreStage {
   // One embedder per stage and embedding config: a long-lived stage (the warm index) loads the model once.
   let loaded: { key: string; embedder: Promise<Embedder | null>; warnings: string[] } | undefined;
-  const embedderFor = async (ctx: RunContext): Promise<Embedder | null> => {
+  const loadFor = (ctx: RunContext) => {
     const key = JSON.stringify([ctx.config.relevance_scoring.embedding, resolveCacheDir(options.root, ctx.config)]);
     if (loaded?.key !== key) {
       const warnings: string[] = [];
       loaded = { key, embedder: loadEmbedder(options, deps, { ...ctx, warnings }), warnings };
     }
-    const embedder = await loaded.embedder;
+    return loaded;
+  };
+  const embedderFor = async (ctx: RunContext): Promise<Embedder | null> => {
+    const held = loadFor(ctx);
+    const embedder = await held.embedder;
     // the warnings of loading it belong to every run that uses it
-    ctx.warnings.push(...loaded.warnings);
+    ctx.warnings.push(...held.warnings);
     return embedder;
   };
   // Task-independent data of the last collected file set (SignalInput.derived).
@@ -64,7 +68,21 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     if (bound?.embedder !== embedder || bound.cacheDir !== cacheDir) bound = { embedder, cacheDir, align: bindSemanticAlignment(embedder, { cacheDir }) };
     return bound.align;
   };
-  return async ({ task, collected, facts: given }, ctx) => {
+  /**
+   * Called as a run starts, before collect: when the task's vector is not stored yet, the model
+   * loads now, while the run waits for git, instead of in the middle of scoring. Failures are the
+   * score stage's to report.
+   */
+  const prepare = async (task: string, ctx: RunContext): Promise<void> => {
+    if (deps.signals !== undefined || ctx.config.relevance_scoring.scoring_method === 'keyword') return;
+    await (async () => {
+      const embedder = await loadFor(ctx).embedder;
+      if (!embedder?.load) return;
+      const align = alignmentFor(embedder, resolveCacheDir(options.root, ctx.config));
+      if (!(await align.hasTaskVector(task))) await embedder.load();
+    })().catch(() => undefined);
+  };
+  const stage = async ({ task, collected, facts: given }: Parameters<ScoreStage>[0], ctx: RunContext): Promise<ScoreResult> => {
     const { files, git } = collected;
     const facts = given ?? buildTaskFacts(task, files.map((f) => f.path));
     const config = ctx.config;
@@ -120,6 +138,7 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     const result: ScoreResult = { files: scored, method, embeddingModel: outcome.modelId };
     return result;
   };
+  return Object.assign(stage, { prepare });
 }
 
 /** relevance = sum over factors of weight * score, clamped to [0,1] and rounded for stable records. */

@@ -15,7 +15,10 @@ export interface SemanticScores {
 }
 
 /** Semantic alignment bound to an embedder and cache directory: what the signal calls. */
-export type SemanticAlignment = (input: { task: string; files: CandidateFile[] }, ctx: RunContext) => Promise<SemanticScores>;
+export type SemanticAlignment = ((input: { task: string; files: CandidateFile[] }, ctx: RunContext) => Promise<SemanticScores>) & {
+  /** Whether the task's vector is stored already (opening the store, which the next run keeps). */
+  hasTaskVector(task: string): Promise<boolean>;
+};
 
 /** Builds the embedder; returns null (having recorded why in `warnings`) when no model can be loaded. */
 export type EmbedderFactory = (
@@ -41,9 +44,9 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
   // index of a server or provider) binds once, so its queries read no vectors from disk.
   let store: Promise<EmbeddingStore> | undefined;
   let memo: SemanticMemo | undefined;
-  return async (input, ctx) => {
-    const [{ semanticAlignment, createSemanticMemo }, { openEmbeddingStore }] = await Promise.all([import('./semantic/semantic-alignment.js'), import('./semantic/embedding-store.js')]);
-    memo ??= createSemanticMemo();
+  const modules = () => Promise.all([import('./semantic/semantic-alignment.js'), import('./semantic/embedding-store.js')]);
+  const storeNow = async (): Promise<EmbeddingStore> => {
+    const [, { openEmbeddingStore }] = await modules();
     if (store === undefined) {
       const opening = openEmbeddingStore(options.cacheDir, embedder.id, embedder.dimensions);
       store = opening;
@@ -51,7 +54,19 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
         if (store === opening) store = undefined;
       });
     }
-    const far = sharedCacheFor(ctx.config, { maxAgeMs: ctx.config.summarization.caching.max_age_hours * 3_600_000 });
-    return semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir, store: await store, memo, ...(far ? { far } : {}) });
+    return store;
   };
+  const align = async (input: { task: string; files: CandidateFile[] }, ctx: RunContext): Promise<SemanticScores> => {
+    const [{ semanticAlignment, createSemanticMemo }] = await modules();
+    memo ??= createSemanticMemo();
+    const opened = await storeNow();
+    const far = sharedCacheFor(ctx.config, { maxAgeMs: ctx.config.summarization.caching.max_age_hours * 3_600_000 });
+    return semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir, store: opened, memo, ...(far ? { far } : {}) });
+  };
+  return Object.assign(align, {
+    async hasTaskVector(task: string) {
+      const [[{ taskVectorKey }], opened] = await Promise.all([modules(), storeNow()]);
+      return opened.getVector(taskVectorKey(task)) !== undefined;
+    },
+  });
 }

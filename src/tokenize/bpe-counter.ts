@@ -18,11 +18,13 @@ export interface BpeCounter {
 /** How long a batch may take before the worker is taken for dead (generous: a loaded machine, a first batch waiting for the table). */
 const ANSWER_TIMEOUT_MS = 120_000;
 /**
- * A batch costs a round trip to the worker (~70 us here); a caller that keeps asking (a cold run
- * counts thousands of pieces, a few at a time) loads the table in this thread too after this many
- * batches (synchronously, ~130 ms) and counts here from then on. So does a caller whose worker failed.
+ * A batch costs a round trip to the worker (~70-130 us here); loading the table in this thread
+ * costs ~130 ms. A caller that keeps asking (a checkout whose changed files are all counted, a few
+ * pieces at a time) loads its own copy after this many batches, about what that load costs, and
+ * counts here from then on; a warm run with a new task (tens to hundreds of batches) never does.
+ * So does a caller whose worker failed.
  */
-const LOCAL_AFTER_BATCHES = 16;
+const LOCAL_AFTER_BATCHES = 1000;
 
 const workers = new Map<BpeEncodingId, BpeCounter>();
 

@@ -151,6 +151,31 @@ describe('score stage', () => {
     }
   });
 
+  it('prepare loads the embedding model as a run starts only when the task has no stored vector, and never for keyword scoring', async () => {
+    const tmp = makeTempDir('aiwg-score-prepare-');
+    try {
+      let loads = 0;
+      const embedder: Embedder = { id: 'fake@1', dimensions: 2, embed: async (texts) => texts.map(() => Float32Array.from([1, 0])), load: async () => void loads++ };
+      const config = ConfigSchema.parse({ cache: { dir: join(tmp.root, 'cache') } });
+      const stage = createScoreStage({ root: tmp.root, config }, { embedderFactory: async () => embedder });
+      await stage.prepare!('retry the request', testContext({ config }));
+      expect(loads).toBe(1);
+      // the run stores the task's vector: preparing the same task again loads nothing
+      await stage({ task: 'retry the request', collected: collected({ 'retry.ts': 'retry' }) }, testContext({ config }));
+      loads = 0;
+      await stage.prepare!('retry the request', testContext({ config }));
+      expect(loads).toBe(0);
+      await stage.prepare!('another task', testContext({ config }));
+      expect(loads).toBe(1);
+      const keyword = ConfigSchema.parse({ cache: { dir: join(tmp.root, 'cache') }, relevance_scoring: { scoring_method: 'keyword' } });
+      loads = 0;
+      await createScoreStage({ root: tmp.root, config: keyword }, { embedderFactory: async () => embedder }).prepare!('a third task', testContext({ config: keyword }));
+      expect(loads).toBe(0);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
   it('keyword method never builds an embedder', async () => {
     const ctx = testContext();
     ctx.config.relevance_scoring.scoring_method = 'keyword';

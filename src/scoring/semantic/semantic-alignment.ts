@@ -123,7 +123,7 @@ export async function semanticAlignment(
         fileChunks.set(file.path, hashes);
       }
     }
-    const taskKey = `task:${sha256(input.task)}`;
+    const taskKey = taskVectorKey(input.task);
     if (!store.getVector(taskKey)) missing.set(taskKey, input.task);
     if (far) {
       farHits += await far.fill(store, [], [...missing.keys()]);
@@ -170,7 +170,7 @@ export async function semanticAlignment(
   } finally {
     await far?.publish(store).catch(() => undefined);
     const kept = used ?? usedKeys(usedFileKeys, fileChunks.values());
-    kept.add(`task:${sha256(input.task)}`);
+    kept.add(taskVectorKey(input.task));
     await store.flush(kept).catch((error: unknown) => {
       ctx.warnings.push(`embedding cache ${store.dir}: could not save new vectors (${error instanceof Error ? error.message : String(error)})`);
     });
@@ -220,6 +220,11 @@ function dot(a: Float32Array, b: Float32Array): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
   return s;
+}
+
+/** The embedding store's key of a task's vector. */
+export function taskVectorKey(task: string): string {
+  return `task:${sha256(task)}`;
 }
 
 /** What the store's compaction keeps of this run: its file keys and chunk keys. */
