@@ -6,7 +6,7 @@ import { loadEncoding, NO_SPECIAL, type BpeEncodingId } from './bpe-encoding.js'
 /**
  * Counts BPE tokens of pieces of text, a batch at a time, synchronously (budgets are counted in
  * synchronous code). The default counter runs the encoding in a worker thread: its table (~130 ms
- * to build) loads on the second core while the caller collects and scores, and the caller blocks
+ * to build) loads on the second core while the caller goes on (the pipeline: while it scores), and the caller blocks
  * only while its batch is counted. One worker per encoding per process, unref'd (it never keeps
  * the process alive). A caller that counts much loads its own copy too (LOCAL_AFTER_BATCHES);
  * where no worker can be started, the encoding loads in this thread.
@@ -58,15 +58,16 @@ function startWorker(id: BpeEncodingId): BpeCounter | undefined {
   worker.unref();
   port1.unref();
   let failure: string | undefined;
+  let batches = 0;
+  let local: BpeCounter | undefined;
   worker.on('error', (error) => {
     failure = `the ${id} tokenizer thread failed (${error.message})`;
   });
   worker.on('exit', (code) => {
     failure ??= `the ${id} tokenizer thread stopped (exit ${code})`;
-    workers.delete(id);
+    // a counter that switched to this thread stays the encoding's counter; a failed one is replaced
+    if (local === undefined) workers.delete(id);
   });
-  let batches = 0;
-  let local: BpeCounter | undefined;
   // from here on this thread counts; the worker is not needed any more
   const countHere = (pieces: readonly string[]): number[] => {
     if (local === undefined) {

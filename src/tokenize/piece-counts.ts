@@ -37,7 +37,7 @@ export function pieceCountsPath(cacheDir: string, tokenizerId: string): string {
 }
 
 export async function openPieceCounts(path: string): Promise<PieceCounts> {
-  const base = decode(await readFile(path).catch(() => Buffer.alloc(0)));
+  let base = decode(await readFile(path).catch(() => Buffer.alloc(0)));
   const added = new Map<string, [number, number, number, number]>();
   return {
     remembered: base.length / WORDS,
@@ -57,8 +57,11 @@ export async function openPieceCounts(path: string): Promise<PieceCounts> {
       if (added.size === 0) return;
       const fresh = [...added.values()].sort(compareRecords);
       const keepBase = base.length / WORDS + fresh.length <= MAX_PIECE_RECORDS;
+      const table = merge(keepBase ? base : new Uint32Array(0), fresh);
       ensureDir(dirname(path));
-      await writeFileAtomic(path, encode(merge(keepBase ? base : new Uint32Array(0), fresh)));
+      await writeFileAtomic(path, encode(table));
+      // what was written is what this store knows now: a later save keeps it
+      base = table;
       added.clear();
     },
   };

@@ -48,6 +48,13 @@ describe('piece counts remembered across runs', () => {
     const c = await openPieceCounts(path);
     distinct.forEach((p, i) => expect(c.get(p)).toBe(i));
     expect(c.get('a piece never stored')).toBeUndefined();
+    // one store saved twice keeps what its first save wrote
+    c.set('first late piece', 7);
+    await c.save();
+    c.set('second late piece', 8);
+    await c.save();
+    const d = await openPieceCounts(path);
+    expect([d.get('first late piece'), d.get('second late piece'), d.get(distinct[0]!)]).toEqual([7, 8, 0]);
   });
 
   it.each([
