@@ -1,4 +1,5 @@
 import { watch, type FSWatcher } from 'node:fs';
+import { basename } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
@@ -30,6 +31,9 @@ export const MAX_WATCHED_DIRECTORIES = 50_000;
 
 export function createTreeWatch(): TreeWatch {
   const watchers = new Map<string, { watcher: FSWatcher; names: ReadonlySet<string> | undefined }>();
+  // Directories whose own entry was removed or renamed: their watch ended with them, even when a
+  // directory made again at the same path gets the same inode number.
+  const ended = new Set<string>();
   let dirty = true;
   let usable = true;
   const fail = () => {
@@ -63,15 +67,22 @@ export function createTreeWatch(): TreeWatch {
       }
       let added = 0;
       for (const [dir, w] of watchers) {
-        if (!dirs.has(dir) || !sameNames(dirs.get(dir), w.names)) {
+        if (!dirs.has(dir) || !sameNames(dirs.get(dir), w.names) || ended.has(dir)) {
           w.watcher.close();
           watchers.delete(dir);
         }
       }
+      ended.clear();
       for (const [dir, names] of dirs) {
         if (watchers.has(dir)) continue;
         try {
-          const watcher = watch(dir, { persistent: false }, (_event, name) => {
+          const self = basename(dir);
+          const watcher = watch(dir, { persistent: false }, (event, name) => {
+            // the directory itself went away (Linux reports its own name); a child of the same name only costs a new watch
+            if (event === 'rename' && name !== null && String(name) === self) {
+              ended.add(dir);
+              dirty = true;
+            }
             // a name we cannot read (null) may be any entry
             if (names === undefined || name === null || names.has(String(name))) dirty = true;
           });

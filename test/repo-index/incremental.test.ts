@@ -168,6 +168,24 @@ describe('warm index with the real clock: directory watchers tell it what change
     expect(comparable(after)).toEqual(comparable(await coldRun()));
   });
 
+  it('a directory removed and made again is watched again (even with the same inode number): an edit inside it is seen', async () => {
+    const dir = join(repo.root, 'src/billing');
+    rmSync(dir, { recursive: true });
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'invoice.ts'), 'export function invoiceTotal(lines: number[]) { return lines.length; }\n');
+    await index.refresh();
+    // settle: files written just now make the first collects conservative
+    await new Promise((done) => setTimeout(done, 2100));
+    await index.refresh();
+    const settled = await index.refresh();
+    expect((await index.refresh()).files).toBe(settled.files);
+    writeFileSync(join(dir, 'invoice.ts'), 'export function invoiceRetry(lines: number[]) { return lines.length; } // http retry backoff\n');
+    const after = await index.query({ task: TASK });
+    expect((await index.refresh()).files).not.toBe(settled.files);
+    expect(after.scored.find((f) => f.path === 'src/billing/invoice.ts')?.factors.task_alignment.raw).toBeGreaterThan(0);
+    expect(comparable(after)).toEqual(comparable(await coldRun()));
+  });
+
   it('a file in a new directory is in the next answer', async () => {
     mkdirSync(join(repo.root, 'src/retry-policy'));
     writeFileSync(join(repo.root, 'src/retry-policy/http-backoff.ts'), 'export const httpRetryBackoff = [100, 200, 400];\n');
