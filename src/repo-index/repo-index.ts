@@ -107,10 +107,15 @@ function warmCollect(inner: CollectStage, now: () => number, watch: TreeWatch): 
     const result = await inner(input, ctx);
     const rootReal = realpathSync.native(input.root);
     const git = result.git.isRepo ? gitMetaPaths(rootReal) : undefined;
-    const snapshot = takeSnapshot(rootReal, result, git, now());
+    // the directories first: while the watchers already cover them, no stat of the tree is needed
+    let snapshot = takeSnapshot(rootReal, result, git, now(), { stats: false });
+    const added = watch.watchDirectories(snapshot.watch);
+    if (added > 0 || !watch.usable) {
+      snapshot = takeSnapshot(rootReal, result, git, now());
+      // directories watched only from now on: compare their stats once for what changed before
+      if (added > 0 && changedSince(snapshot, git)) watch.markDirty();
+    }
     last = { key, result, snapshot, git };
-    // directories watched only from now on: compare their stats once for what changed before
-    if (watch.watchDirectories(snapshot.watch) > 0 && changedSince(snapshot, git)) watch.markDirty();
     return { ...result, warnings: [...result.warnings] };
   };
 }

@@ -20,6 +20,8 @@ export interface TreeSnapshot {
   watch: Map<string, Set<string> | undefined>;
   /** A stat this close to the snapshot's time could change again without changing the stat. */
   racy: boolean;
+  /** False for a snapshot of the directories alone (no stat taken): it can tell no change apart. */
+  statted: boolean;
 }
 
 /** Files and directories whose stat changes when git's view of the repository changes. */
@@ -30,10 +32,16 @@ export interface GitMetaPaths {
 
 const RACY_MS = 2000;
 
-export function takeSnapshot(rootReal: string, collected: CollectResult, git: GitMetaPaths | undefined, nowMs: number): TreeSnapshot {
+/**
+ * `stats` false: the directories to watch only, no stat of any path (what a long-lived index
+ * whose watchers already cover the tree needs after a collect).
+ */
+export function takeSnapshot(rootReal: string, collected: CollectResult, git: GitMetaPaths | undefined, nowMs: number, options: { stats?: boolean } = {}): TreeSnapshot {
+  const statted = options.stats ?? true;
   const entries = new Map<string, string>();
   let racy = false;
   const record = (abs: string) => {
+    if (!statted) return;
     const key = statKey(abs);
     entries.set(abs, key);
     const mtime = Number(key.split(':')[1]);
@@ -63,12 +71,12 @@ export function takeSnapshot(rootReal: string, collected: CollectResult, git: Gi
       watch.set(dir, (watch.get(dir) ?? new Set()).add(basename(abs)));
     }
   }
-  return { entries, watch, racy };
+  return { entries, watch, racy, statted };
 }
 
 /** True when any recorded stat differs now (or the snapshot was racy). */
 export function changedSince(snapshot: TreeSnapshot, git: GitMetaPaths | undefined): boolean {
-  if (snapshot.racy) return true;
+  if (snapshot.racy || !snapshot.statted) return true;
   for (const [abs, key] of snapshot.entries) if (statKey(abs) !== key) return true;
   // HEAD may now name another ref file than the one recorded
   if (git) for (const abs of gitMetaFiles(git)) if (!snapshot.entries.has(abs)) return true;
