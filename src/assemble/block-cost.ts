@@ -1,5 +1,5 @@
 import type { RenderFormat } from '../stages.js';
-import type { Tokenizer } from '../tokenize/tokenizer.js';
+import { countAll, type Tokenizer } from '../tokenize/tokenizer.js';
 import { getOutputFormat, type FileBlockInput } from './formats/index.js';
 import { isSafeStart, nextSafeSplit } from '../tokenize/safe-split.js';
 
@@ -47,8 +47,9 @@ function costWithShown(file: FileBlockInput, shown: number, format: RenderFormat
   const last = lastSafeSplit(content);
   const head = content.slice(0, first);
   const tail = content.slice(last);
-  const middle = tokens - tokenizer.count(head) - tokenizer.count(tail);
-  return { block, cost: tokenizer.count(parts.prefix + head) + middle + tokenizer.count(tail + parts.suffix + f.blockSeparator) };
+  // one batch: a tokenizer counting in another thread answers the four at once
+  const [headTokens, tailTokens, opening, closing] = countAll(tokenizer, [head, tail, parts.prefix + head, tail + parts.suffix + f.blockSeparator]) as [number, number, number, number];
+  return { block, cost: opening + (tokens - headTokens - tailTokens) + closing };
 }
 
 /** The last safe split point (src/tokenize/safe-split.ts); callers only use it when there is a first one. */

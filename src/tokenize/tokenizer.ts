@@ -15,6 +15,13 @@ export interface Tokenizer {
   readonly id: TokenizerId;
   /** Exact token count of `text` (for `chars4`: ceil(length / 4)). */
   count(text: string): number;
+  /** Counts of several texts at once, each as `count` gives it (one batch for the pieces not remembered). */
+  countMany?(texts: readonly string[]): number[];
+}
+
+/** Counts of several texts: in one batch where the tokenizer can, else one by one. */
+export function countAll(tokenizer: Tokenizer, texts: readonly string[]): number[] {
+  return tokenizer.countMany ? tokenizer.countMany(texts) : texts.map((text) => tokenizer.count(text));
 }
 
 export interface TokenizerOptions {
@@ -67,20 +74,23 @@ function wrapGpt(id: TokenizerId, counter: BpeCounter, stored?: PieceCounts): To
       memoChars -= oldest.length;
     }
   };
-  return {
-    id,
-    count(text) {
-      let total = 0;
-      // pieces not remembered yet, counted in one batch
-      const missing: string[] = [];
+  /** Total counts of `texts`: remembered pieces from memory, every other piece in one batch. */
+  const countTexts = (texts: readonly string[]): number[] => {
+    const totals = texts.map(() => 0);
+    // pieces not remembered yet, with the text each belongs to
+    const missing: string[] = [];
+    const owners: number[] = [];
+    texts.forEach((text, owner) => {
       const add = (piece: string) => {
         let n = memo.get(piece);
         if (n === undefined && stored !== undefined && piece.length <= MEMO_MAX_PIECE_CHARS) {
           n = stored.get(piece);
           if (n !== undefined) remember(piece, n);
         }
-        if (n === undefined) missing.push(piece);
-        else total += n;
+        if (n === undefined) {
+          missing.push(piece);
+          owners.push(owner);
+        } else totals[owner]! += n;
       };
       let start = 0;
       for (let cut = nextSafeSplit(text); cut >= 0; cut = nextSafeSplit(text, cut)) {
@@ -88,17 +98,24 @@ function wrapGpt(id: TokenizerId, counter: BpeCounter, stored?: PieceCounts): To
         start = cut;
       }
       if (start < text.length) add(text.slice(start));
-      if (missing.length === 0) return total;
-      const unique = [...new Set(missing)];
-      const counts = counter.countPieces(unique);
-      const countOf = new Map(unique.map((piece, i) => [piece, counts[i]!]));
-      for (const piece of missing) total += countOf.get(piece)!;
-      unique.forEach((piece, i) => {
-        remember(piece, counts[i]!);
-        if (piece.length <= MEMO_MAX_PIECE_CHARS) stored?.set(piece, counts[i]!);
-      });
-      return total;
-    },
+    });
+    if (missing.length === 0) return totals;
+    const unique = [...new Set(missing)];
+    const counts = counter.countPieces(unique);
+    const countOf = new Map(unique.map((piece, i) => [piece, counts[i]!]));
+    missing.forEach((piece, i) => {
+      totals[owners[i]!]! += countOf.get(piece)!;
+    });
+    unique.forEach((piece, i) => {
+      remember(piece, counts[i]!);
+      if (piece.length <= MEMO_MAX_PIECE_CHARS) stored?.set(piece, counts[i]!);
+    });
+    return totals;
+  };
+  return {
+    id,
+    count: (text) => countTexts([text])[0]!,
+    countMany: countTexts,
   };
 }
 

@@ -34,6 +34,16 @@ describe.each(['o200k', 'cl100k'] as const)('%s tokenizer: piecewise, remembered
     );
   });
 
+  it('countMany gives each text the count count gives it, in one batch', async () => {
+    const tokenizer = await createTokenizer(id);
+    fc.assert(
+      fc.property(fc.array(fc.oneof(pieceText, linesText, anyText), { maxLength: 6 }), (texts) => {
+        expect(tokenizer.countMany!(texts)).toEqual(texts.map((t) => WHOLE[id](t)));
+      }),
+      RUNS,
+    );
+  });
+
   it("equal the whole count of this repository's own sources, alone and concatenated", async () => {
     const tokenizer = await createTokenizer(id);
     const texts = sourceFiles('src').slice(0, 120).map((path) => readFileSync(path, 'utf8'));
