@@ -31,7 +31,7 @@ export interface TokenizerOptions {
 
 /**
  * Create a tokenizer. A run that remembers piece counts from earlier runs counts through a worker
- * thread (bpe-counter.ts) whose table loads while this thread collects and scores.
+ * thread (bpe-counter.ts) whose table loads while this thread goes on (the pipeline: while it scores).
  */
 export async function createTokenizer(id: TokenizerId, options: TokenizerOptions = {}): Promise<Tokenizer> {
   switch (id) {
@@ -64,7 +64,8 @@ const MEMO_MAX_CHARS = 8_000_000;
 function wrapGpt(id: TokenizerId, counter: BpeCounter, stored?: PieceCounts): Tokenizer {
   const memo = new Map<string, number>();
   let memoChars = 0;
-  const remember = (piece: string, n: number) => {
+  /** Remember a piece's count (and, when it was just counted, in the store of later runs). */
+  const remember = (piece: string, n: number, counted: boolean) => {
     if (piece.length > MEMO_MAX_PIECE_CHARS) return;
     memo.set(piece, n);
     memoChars += piece.length;
@@ -73,6 +74,15 @@ function wrapGpt(id: TokenizerId, counter: BpeCounter, stored?: PieceCounts): To
       memo.delete(oldest);
       memoChars -= oldest.length;
     }
+    if (counted) stored?.set(piece, n);
+  };
+  /** A piece's count from memory, else from the store of earlier runs; undefined: count it. */
+  const known = (piece: string): number | undefined => {
+    const n = memo.get(piece);
+    if (n !== undefined || stored === undefined || piece.length > MEMO_MAX_PIECE_CHARS) return n;
+    const fromStore = stored.get(piece);
+    if (fromStore !== undefined) remember(piece, fromStore, false);
+    return fromStore;
   };
   /** Total counts of `texts`: remembered pieces from memory, every other piece in one batch. */
   const countTexts = (texts: readonly string[]): number[] => {
@@ -82,11 +92,7 @@ function wrapGpt(id: TokenizerId, counter: BpeCounter, stored?: PieceCounts): To
     const owners: number[] = [];
     texts.forEach((text, owner) => {
       const add = (piece: string) => {
-        let n = memo.get(piece);
-        if (n === undefined && stored !== undefined && piece.length <= MEMO_MAX_PIECE_CHARS) {
-          n = stored.get(piece);
-          if (n !== undefined) remember(piece, n);
-        }
+        const n = known(piece);
         if (n === undefined) {
           missing.push(piece);
           owners.push(owner);
@@ -106,10 +112,7 @@ function wrapGpt(id: TokenizerId, counter: BpeCounter, stored?: PieceCounts): To
     missing.forEach((piece, i) => {
       totals[owners[i]!]! += countOf.get(piece)!;
     });
-    unique.forEach((piece, i) => {
-      remember(piece, counts[i]!);
-      if (piece.length <= MEMO_MAX_PIECE_CHARS) stored?.set(piece, counts[i]!);
-    });
+    unique.forEach((piece, i) => remember(piece, counts[i]!, true));
     return totals;
   };
   return {
@@ -139,8 +142,7 @@ export function memoiseTokenizers(create: (id: TokenizerId) => Promise<Tokenizer
 
 /**
  * A tokenizer whose table is still loading, for the stages of a run that count nothing (collect
- * and score): the table loads while git and the fact store are read. Counting before `loaded`
- * has resolved is a bug in the caller, and says so.
+ * and score). Counting with it is a bug in the caller, and says so.
  */
 export function loadingTokenizer(id: TokenizerId): Tokenizer {
   return {

@@ -155,7 +155,7 @@ describe('warm index with the real clock: directory watchers tell it what change
     expect(second.files).toBe(first.files);
   });
 
-  it('a same-size edit is in the next answer: the watcher, not a stat of the tree, reports it', async () => {
+  it('a same-size edit is in the next answer, equal to a cold run', async () => {
     const before = await index.refresh();
     const path = join(repo.root, 'src/billing/invoice.ts');
     const { size } = statSync(path);

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Language, Parser, Tree } from 'web-tree-sitter';
@@ -24,19 +23,25 @@ export interface SyntaxEngine {
   outline(language: LanguageSpec, content: string): Promise<OutlineItem[] | null>;
 }
 
-/** Outlines remembered, and the characters of text they are keyed by, before the oldest go. */
+/** Texts whose outlines are remembered, and their characters, before the oldest go. */
 const OUTLINE_MEMO_MAX = 4096;
 const OUTLINE_MEMO_MAX_CHARS = 64_000_000;
-const outlines = new Map<string, { content: string; items: OutlineItem[] | null }>();
+/** Text -> language id -> its outline (the text is the key: no hash of it is computed). */
+const outlines = new Map<string, Map<string, OutlineItem[] | null>>();
 let outlineChars = 0;
 
-function rememberOutline(key: string, content: string, items: OutlineItem[] | null): void {
-  outlines.set(key, { content, items });
+function rememberOutline(content: string, languageId: string, items: OutlineItem[] | null): void {
+  const known = outlines.get(content);
+  if (known) {
+    known.set(languageId, items);
+    return;
+  }
+  outlines.set(content, new Map([[languageId, items]]));
   outlineChars += content.length;
-  for (const [oldest, entry] of outlines) {
+  for (const oldest of outlines.keys()) {
     if (outlines.size <= OUTLINE_MEMO_MAX && outlineChars <= OUTLINE_MEMO_MAX_CHARS) break;
     outlines.delete(oldest);
-    outlineChars -= entry.content.length;
+    outlineChars -= oldest.length;
   }
 }
 
@@ -87,12 +92,10 @@ export function createSyntaxEngine(options: SyntaxEngineOptions = {}): SyntaxEng
   return {
     withTree,
     async outline(language, content) {
-      // keyed by the language and a hash of the text; the text itself confirms the entry
-      const key = `${language.id}\0${createHash('sha1').update(content).digest('base64')}`;
-      const known = outlines.get(key);
-      if (known !== undefined && known.content === content) return known.items;
+      const known = outlines.get(content)?.get(language.id);
+      if (known !== undefined) return known;
       const items = await withTree(language, content, (tree) => buildSyntaxOutline(tree, content, language));
-      rememberOutline(key, content, items);
+      rememberOutline(content, language.id, items);
       return items;
     },
   };
