@@ -107,17 +107,25 @@ export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?
     const readFileSync = fs.readFileSync?.bind(fs);
     // With the fact store, a blob's findings live in its collect fact: the secret cache is read
     // there but not written (a cold run would write one file per blob, ~0.3 ms each here).
-    const indexed = store && readFileSync ? { ...readOptions, secretCache: readOnly(secretCache), store, kinds: factKinds, readFileSync, nowMs: ctx.nowMs } : undefined;
+    const onNewBlob = ports.analyseAhead?.(ctx);
+    const indexed = store && readFileSync
+      ? { ...readOptions, secretCache: readOnly(secretCache), store, kinds: factKinds, readFileSync, nowMs: ctx.nowMs, ...(onNewBlob ? { onNewBlob } : {}) }
+      : undefined;
     // git's index knows the blob of a tracked file the working tree has not changed
     const gitBlob = (path: string) => (listing && !listing.dirty.has(path) ? listing.blobs.get(path) : undefined);
     let done = 0;
-    // Reads are synchronous behind the async port; every READS_PER_TURN files all readers wait
-    // one turn of the event loop, so `git log` (commit times, running meanwhile) gets its pipe
-    // drained instead of stalling until the last file is read.
+    // Reads are synchronous behind the async port, and a new blob is analysed at once; after
+    // TURN_MS of that all readers wait one turn of the event loop, so git (commit times, running
+    // meanwhile as a chain of commands) gets its pipe drained and its next command started
+    // instead of stalling until the last file is read.
     let turn: Promise<void> | undefined;
+    let turnAt = performance.now();
     const [outcomes, gitResult] = await Promise.all([
       mapLimit(listed, concurrency, async (path) => {
-        if (done % READS_PER_TURN === 0) turn = new Promise((next) => setImmediate(next));
+        if (performance.now() - turnAt >= TURN_MS) {
+          turn = new Promise((next) => setImmediate(next));
+          turnAt = performance.now();
+        }
         await turn;
         const outcome = indexed ? await readIndexed(path, gitBlob(path), indexed) : await readCandidate(path, readOptions);
         ctx.reporter.progress('collect', ++done, listed.length);
@@ -195,7 +203,8 @@ function byPath(a: { path: string }, b: { path: string }): number {
   return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
 
-const READS_PER_TURN = 32;
+/** Milliseconds of reading between turns of the event loop. */
+const TURN_MS = 5;
 
 /** A cache that answers from `cache` and keeps nothing new. */
 function readOnly(cache: KeyValueCache | null): KeyValueCache | null {

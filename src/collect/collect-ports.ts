@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
-import type { Config } from '../types.js';
+import type { CandidateFile, Config, RunContext } from '../types.js';
 import { resolveCacheDir } from '../cache/cache-dir.js';
 import type { FactKind } from '../facts/fact-kind.js';
 import { factStorePath, openFactStore, type FactStore } from '../facts/fact-store.js';
@@ -95,6 +95,12 @@ export interface CollectPorts {
   factStore: FactStorePort;
   /** Fact kinds extracted from every blob read (default: src/facts/registry.ts). */
   factKinds: ReadonlyArray<FactKind<unknown>>;
+  /**
+   * Optional, asked once per run: a callback told each candidate whose blob this run reads and
+   * analyses (its facts were missing), as it is read, so a later stage can start on it meanwhile
+   * (the pipeline parses outlines on another thread). Default none.
+   */
+  analyseAhead?: (ctx: RunContext) => ((file: CandidateFile) => void) | undefined;
 }
 
 /** Settings every git child gets whatever the caller's environment. */

@@ -20,6 +20,8 @@ export interface IndexedReadOptions extends ReadOptions {
   readFileSync: (abs: string) => Buffer;
   /** Epoch ms of the run (the racy-stat guard). */
   nowMs: number;
+  /** Told each candidate whose blob is read and analysed here (its facts were missing), as it is read. */
+  onNewBlob?: (file: CandidateFile) => void;
 }
 
 /**
@@ -67,6 +69,7 @@ export async function readIndexed(path: string, gitBlob: string | undefined, opt
   }
   if ('excluded' in analysed) return { excluded: { path, reason: analysed.excluded } };
   const file: CandidateFile = { path, content: analysed.content, size: bytes.length, mtimeMs: Math.floor(info.mtimeMs), hash: analysed.hash, lineCount: analysed.lineCount };
+  options.onNewBlob?.(file);
   extractAll(store, options.kinds, file);
   attachFacts(file, store);
   return { file, ...(analysed.redacted ? { redacted: analysed.redacted } : {}) };

@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { compiledWorkerFile } from '../util/worker-file.js';
 import { loadEncoding, NO_SPECIAL, type BpeEncodingId } from './bpe-encoding.js';
 
 /**
@@ -45,13 +44,14 @@ export function inThreadCounter(id: BpeEncodingId): BpeCounter {
 }
 
 function startWorker(id: BpeEncodingId): BpeCounter | undefined {
-  const file = workerFile();
+  const file = compiledWorkerFile(import.meta.url, 'bpe-worker.js');
   if (file === undefined) return undefined;
   let worker: Worker;
   const { port1, port2 } = new MessageChannel();
   const flag = new Int32Array(new SharedArrayBuffer(4));
   try {
-    worker = new Worker(file, { workerData: { id, port: port2, flag }, transferList: [port2] });
+    // none of this process's options (an --input-type, loader hooks): the worker runs one known module
+    worker = new Worker(file, { workerData: { id, port: port2, flag }, transferList: [port2], execArgv: [] });
   } catch {
     return undefined;
   }
@@ -98,14 +98,4 @@ function receive(port: MessagePort): { counts: number[] } | { error: string } {
   const message = receiveMessageOnPort(port);
   if (message === undefined) throw new Error('internal: the tokenizer thread raised its flag without an answer');
   return message.message as { counts: number[] } | { error: string };
-}
-
-/**
- * The compiled worker module beside this one. Run from the TypeScript sources (the test runner),
- * it is the build's copy under dist/ (`npm test` builds first); none found: no worker.
- */
-function workerFile(): URL | undefined {
-  const here = fileURLToPath(import.meta.url);
-  const compiled = here.endsWith('.ts') ? here.replace(/([\\/])src([\\/])tokenize([\\/])[^\\/]+\.ts$/, '$1dist$2src$2tokenize$3bpe-worker.js') : here.replace(/[^\\/]+$/, 'bpe-worker.js');
-  return existsSync(compiled) ? pathToFileURL(compiled) : undefined;
 }

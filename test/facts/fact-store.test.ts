@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCollectStage } from '../../src/collect/collect-files.js';
 import { ConfigSchema } from '../../src/config/schema.js';
+import type { CandidateFile } from '../../src/types.js';
 import { emptyFactStore, factStorePath, FACT_STORE_VERSION, openFactStore } from '../../src/facts/fact-store.js';
 import { makeFixtureRepo, makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
 import { testContext } from '../helpers/fakes.js';
@@ -91,7 +92,7 @@ describe('collect through the fact store', () => {
     caches.cleanup();
   });
 
-  /** The real file system, counting what is read. */
+  /** The real file system, counting what is read and what is handed to analyseAhead. */
   async function countingCollect(root: string, cacheDir: string) {
     const { nodeFs, diskFactStore } = await import('../../src/collect/collect-ports.js');
     const real = nodeFs();
@@ -104,8 +105,10 @@ describe('collect through the fact store', () => {
       },
     };
     const context = testContext({ config: ConfigSchema.parse({ cache: { dir: cacheDir } }), nowMs: Date.now() });
-    const result = await createCollectStage({ fs, factStore: diskFactStore })({ root }, context);
-    return { result, read: read.sort(), warnings: result.warnings };
+    const ahead: string[] = [];
+    const analyseAhead = () => (file: CandidateFile) => void ahead.push(`${file.path}:${file.content.length}`);
+    const result = await createCollectStage({ fs, factStore: diskFactStore, analyseAhead })({ root }, context);
+    return { result, read: read.sort(), ahead: ahead.sort(), warnings: result.warnings };
   }
 
   it('re-reads a file changed within the racy window on every run until it settles', async () => {
@@ -132,6 +135,10 @@ describe('collect through the fact store', () => {
     settle(repo.root, ['src/c.py', 'new.md']);
     const edited = await countingCollect(repo.root, cache);
     expect(edited.read).toEqual(['new.md', 'src/c.py']);
+    // only blobs read this run are handed ahead, with their content
+    expect(cold.ahead).toEqual(Object.keys(files).sort().map((path) => `${path}:${files[path as keyof typeof files].length}`));
+    expect(warm.ahead).toEqual([]);
+    expect(edited.ahead).toEqual([`new.md:${'# new\n'.length}`, `src/c.py:${'import sys\nprint(sys.argv)\n'.length}`]);
     expect((await countingCollect(repo.root, cache)).read).toEqual([]);
   });
 

@@ -4,6 +4,7 @@ import type { Language, Parser, Tree } from 'web-tree-sitter';
 import type { LanguageSpec } from '../languages/types.js';
 import type { OutlineItem } from '../outline/types.js';
 import { buildSyntaxOutline } from './outline.js';
+import { claimOutline } from './outline-pool.js';
 
 /** Files above this size are not parsed: the line-based fallback outlines them. */
 export const MAX_PARSE_CHARS = 2_000_000;
@@ -94,7 +95,10 @@ export function createSyntaxEngine(options: SyntaxEngineOptions = {}): SyntaxEng
     async outline(language, content) {
       const known = outlines.get(content)?.get(language.id);
       if (known !== undefined) return known;
-      const items = await withTree(language, content, (tree) => buildSyntaxOutline(tree, content, language));
+      // parsed on the outline pool's thread when collect handed the blob over (outline-pool.ts)
+      const claimed = claimOutline(content, language.id);
+      let items = claimed === undefined ? undefined : await claimed;
+      if (items === undefined) items = await withTree(language, content, (tree) => buildSyntaxOutline(tree, content, language));
       rememberOutline(content, language.id, items);
       return items;
     },

@@ -1,0 +1,194 @@
+import { Worker } from 'node:worker_threads';
+import type { CandidateFile, RunContext } from '../../types.js';
+import { languageForContent } from '../languages/index.js';
+import type { OutlineItem } from '../outline/types.js';
+import { compiledWorkerFile } from '../../util/worker-file.js';
+import { SLOT_COUNT, TAKEN_BY_CALLER, type OutlineReply, type OutlineRequest } from './outline-protocol.js';
+
+/**
+ * Syntax outlines of new blobs, parsed on a second thread while this one goes on. Collect hands
+ * each blob it reads for the first time to `outlineAhead` (the chunker of the semantic scorer and
+ * the detailed level parse every such blob later); the texts are posted to a worker thread at
+ * once, which parses them from the newest back, and `claimOutline` hands a result to the engine
+ * once. A text the worker has not started when the engine asks for it is taken back (one
+ * compare-and-swap on a shared slot) and parsed by the caller, so the two threads share the work
+ * from both ends and neither waits for the other's messages. One worker per process, started on
+ * the first blob, unref'd except while a caller waits on it; without one (no compiled worker
+ * file, a worker error) every outline is parsed by the caller as before.
+ */
+
+/** Texts posted and not yet claimed before the pool holds the rest back (a huge cold run is not parsed far ahead of its use). */
+const POSTED_MAX = 1024;
+
+type Parsed = OutlineItem[] | null;
+
+interface Entry {
+  content: string;
+  languageId: string;
+  /** Set when posted. */
+  id?: number;
+  done: boolean;
+  /** The worker's outline; undefined when it could not parse (the caller parses). */
+  result?: Promise<Parsed | undefined>;
+  settle?: (items: Parsed | undefined) => void;
+}
+
+interface Pool {
+  worker: Worker;
+  /** Per slot (id % SLOT_COUNT): the id posted there while nobody took it, else who took it. */
+  slots: Int32Array;
+  /** Text -> language id -> entry. */
+  entries: Map<string, Map<string, Entry>>;
+  /** Not posted yet (POSTED_MAX reached), oldest first. */
+  held: Entry[];
+  /** Posted and not claimed yet. */
+  unclaimed: Set<Entry>;
+  /** Posted and not answered yet, by id. */
+  unanswered: Map<number, Entry>;
+  nextId: number;
+  /** Claims waiting on the worker: it keeps the process alive only then. */
+  awaited: number;
+  counts: OutlinePoolCounts;
+}
+
+/** What the pool did in this process: texts the worker parsed, and texts callers took back to parse themselves. */
+export interface OutlinePoolCounts {
+  parsedByWorker: number;
+  takenBack: number;
+}
+
+// A thread is a process resource, like the outline memo it feeds: one per process, not per run.
+let pool: Pool | undefined | null;
+
+/**
+ * Collect's per-run hook (CollectPorts.analyseAhead): when the run will chunk files for the
+ * semantic scorer, a callback that starts the outline of each new blob; else undefined. What an
+ * earlier run started and never claimed is dropped here.
+ */
+export function outlineAhead(ctx: RunContext): ((file: CandidateFile) => void) | undefined {
+  if (ctx.config.relevance_scoring.scoring_method === 'keyword') return undefined;
+  if (pool) forgetUnclaimed(pool);
+  return (file) => prefetchOutline(file.path, file.content);
+}
+
+/** Start parsing a text's outline on the worker thread (nothing when its language has no grammar). */
+export function prefetchOutline(path: string, content: string): void {
+  const language = languageForContent(path, content);
+  if (language === undefined) return;
+  pool ??= startPool();
+  const current = pool;
+  if (current === null) return;
+  let byLanguage = current.entries.get(content);
+  if (byLanguage?.has(language.id)) return;
+  if (!byLanguage) current.entries.set(content, (byLanguage = new Map()));
+  const entry: Entry = { content, languageId: language.id, done: false };
+  byLanguage.set(language.id, entry);
+  if (current.unclaimed.size < POSTED_MAX) post(current, entry);
+  else current.held.push(entry);
+}
+
+/**
+ * The worker's outline of a text, handed over once: a promise when the worker has parsed or is
+ * parsing it (resolving to undefined if it could not), undefined when the caller should parse
+ * it (never prefetched, or not started by the worker: then it is taken back here).
+ */
+export function claimOutline(content: string, languageId: string): Promise<Parsed | undefined> | undefined {
+  const current = pool;
+  if (!current) return undefined;
+  const byLanguage = current.entries.get(content);
+  const entry = byLanguage?.get(languageId);
+  if (!entry) return undefined;
+  byLanguage!.delete(languageId);
+  if (byLanguage!.size === 0) current.entries.delete(content);
+  if (entry.id === undefined) {
+    current.held.splice(current.held.indexOf(entry), 1);
+    return undefined;
+  }
+  const id = entry.id;
+  current.unclaimed.delete(entry);
+  refill(current);
+  if (Atomics.compareExchange(current.slots, id % SLOT_COUNT, id, TAKEN_BY_CALLER) === id) {
+    // the worker will skip it: no answer comes
+    current.unanswered.delete(id);
+    current.counts.takenBack++;
+    return undefined;
+  }
+  if (entry.done) return entry.result;
+  // the worker is on it: wait, and keep the process alive meanwhile
+  if (current.awaited++ === 0) current.worker.ref();
+  return entry.result!.finally(() => {
+    if (--current.awaited === 0) current.worker.unref();
+  });
+}
+
+/** The pool's counts so far (zeros before its first text or without a worker). */
+export function outlinePoolCounts(): OutlinePoolCounts {
+  return { ...(pool?.counts ?? { parsedByWorker: 0, takenBack: 0 }) };
+}
+
+function startPool(): Pool | null {
+  const file = compiledWorkerFile(import.meta.url, 'outline-worker.js');
+  if (file === undefined) return null;
+  const slots = new Int32Array(new SharedArrayBuffer(SLOT_COUNT * Int32Array.BYTES_PER_ELEMENT)).fill(TAKEN_BY_CALLER);
+  let worker: Worker;
+  try {
+    // none of this process's options (an --input-type, loader hooks): the worker runs one known module
+    worker = new Worker(file, { workerData: { slots }, execArgv: [] });
+  } catch {
+    return null;
+  }
+  const current: Pool = { worker, slots, entries: new Map(), held: [], unclaimed: new Set(), unanswered: new Map(), nextId: 0, awaited: 0, counts: { parsedByWorker: 0, takenBack: 0 } };
+  worker.on('message', (reply: OutlineReply) => {
+    const entry = current.unanswered.get(reply.id);
+    if (!entry) return;
+    current.unanswered.delete(reply.id);
+    current.counts.parsedByWorker++;
+    entry.done = true;
+    entry.settle?.('error' in reply ? undefined : reply.items);
+  });
+  let failed = false;
+  const fail = () => {
+    if (failed) return;
+    failed = true;
+    // whatever the worker had is parsed by the callers; nothing more is posted
+    for (const entry of current.unanswered.values()) entry.settle?.(undefined);
+    pool = null;
+  };
+  worker.on('error', fail);
+  worker.on('exit', fail);
+  // after the listeners: adding a 'message' listener refs the worker's port again
+  worker.unref();
+  return current;
+}
+
+function post(current: Pool, entry: Entry): void {
+  const id = current.nextId;
+  current.nextId = (current.nextId + 1) % MAX_ID;
+  entry.id = id;
+  entry.result = new Promise((settle) => (entry.settle = settle));
+  current.unclaimed.add(entry);
+  current.unanswered.set(id, entry);
+  Atomics.store(current.slots, id % SLOT_COUNT, id);
+  const request: OutlineRequest = { id, languageId: entry.languageId, content: entry.content };
+  current.worker.postMessage(request);
+}
+
+/** Post held texts, newest first, while there is room. */
+function refill(current: Pool): void {
+  while (current.unclaimed.size < POSTED_MAX && current.held.length > 0) post(current, current.held.pop()!);
+}
+
+/** Drop what the last run started and nobody claimed (texts a run never asked the engine for). */
+function forgetUnclaimed(current: Pool): void {
+  current.held.length = 0;
+  for (const entry of current.unclaimed) {
+    // not started: the worker skips it (no answer comes); started: its answer comes and is dropped
+    const id = entry.id!;
+    if (Atomics.compareExchange(current.slots, id % SLOT_COUNT, id, TAKEN_BY_CALLER) === id) current.unanswered.delete(id);
+  }
+  current.unclaimed.clear();
+  current.entries.clear();
+}
+
+/** Ids wrap below this, far above any number of texts in flight at once (SLOT_COUNT divides it). */
+const MAX_ID = SLOT_COUNT * 16_384;

@@ -1,0 +1,19 @@
+import type { OutlineItem } from '../outline/types.js';
+
+/**
+ * What the outline pool (outline-pool.ts) and its worker (outline-worker.ts) exchange. Each
+ * request owns the shared slot `id % SLOT_COUNT`, which holds its id while nobody has taken it;
+ * the worker takes it by swapping in TAKEN_BY_WORKER, the caller by swapping in TAKEN_BY_CALLER,
+ * so exactly one of them parses the text.
+ */
+export const SLOT_COUNT = 4096;
+export const TAKEN_BY_WORKER = -1;
+export const TAKEN_BY_CALLER = -2;
+
+export interface OutlineRequest {
+  id: number;
+  languageId: string;
+  content: string;
+}
+
+export type OutlineReply = { id: number; items: OutlineItem[] | null } | { id: number; error: string };

@@ -1,0 +1,46 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { LANGUAGES } from '../languages/index.js';
+import { createSyntaxEngine } from './engine.js';
+import { buildSyntaxOutline } from './outline.js';
+import { SLOT_COUNT, TAKEN_BY_WORKER, type OutlineReply, type OutlineRequest } from './outline-protocol.js';
+
+/**
+ * The outline pool's thread (outline-pool.ts): parses the texts it is sent with its own syntax
+ * engine, the newest first, skipping any the caller took back, and answers each with its outline
+ * (or an error, which the caller answers by parsing itself). Nothing is remembered here: the
+ * caller's memo keeps the outlines.
+ */
+const { slots } = workerData as { slots: Int32Array };
+const engine = createSyntaxEngine();
+const byId = new Map(LANGUAGES.map((language) => [language.id, language]));
+const pending: OutlineRequest[] = [];
+let draining = false;
+
+parentPort!.on('message', (request: OutlineRequest) => {
+  pending.push(request);
+  if (!draining) {
+    draining = true;
+    setImmediate(drain);
+  }
+});
+
+async function drain(): Promise<void> {
+  while (pending.length > 0) {
+    const request = pending.pop()!;
+    if (Atomics.compareExchange(slots, request.id % SLOT_COUNT, request.id, TAKEN_BY_WORKER) !== request.id) continue;
+    parentPort!.postMessage(await outlineOf(request));
+    // let requests posted meanwhile in before the next pick
+    await new Promise((next) => setImmediate(next));
+  }
+  draining = false;
+}
+
+async function outlineOf({ id, languageId, content }: OutlineRequest): Promise<OutlineReply> {
+  const language = byId.get(languageId);
+  if (language === undefined) return { id, error: `no language ${languageId}` };
+  try {
+    return { id, items: await engine.withTree(language, content, (tree) => buildSyntaxOutline(tree, content, language)) };
+  } catch (error) {
+    return { id, error: error instanceof Error ? error.message : String(error) };
+  }
+}

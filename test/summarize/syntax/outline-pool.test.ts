@@ -1,0 +1,104 @@
+import { spawnSync } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { languageForPath } from '../../../src/summarize/languages/index.js';
+import { createSyntaxEngine } from '../../../src/summarize/syntax/engine.js';
+import { buildSyntaxOutline } from '../../../src/summarize/syntax/outline.js';
+import { claimOutline, outlinePoolCounts, prefetchOutline } from '../../../src/summarize/syntax/outline-pool.js';
+
+// The pool's worker is the build's dist/src/summarize/syntax/outline-worker.js (`npm test` builds first).
+
+const syntax = createSyntaxEngine();
+
+/** An outline parsed here, past the process memo (withTree, not outline). */
+async function parsedHere(path: string, content: string) {
+  const language = languageForPath(path)!;
+  return syntax.withTree(language, content, (tree) => buildSyntaxOutline(tree, content, language));
+}
+
+/** A distinct source text per index, with definitions nested two deep. */
+function source(kind: 'ts' | 'py' | 'go', i: number): string {
+  if (kind === 'py') return `"""Module ${i}."""\n\nclass Retry${i}:\n    def attempt(self, n):\n        return n + ${i}\n\n\ndef helper_${i}(x):\n    return x * 2\n`;
+  if (kind === 'go') return `package p${i}\n\n// Run${i} runs.\nfunc Run${i}(n int) int {\n\treturn n + ${i}\n}\n\ntype T${i} struct{ a int }\n`;
+  return `import { x } from './x${i}.js';\n\n/** Retries. */\nexport class Retry${i} {\n  attempt(n: number): number {\n    return n + ${i};\n  }\n}\n\nexport function helper${i}(a: string): string {\n  return a;\n}\n`;
+}
+
+const POOL_MODULE = join(resolve(dirname(fileURLToPath(import.meta.url)), '../../..'), 'dist/src/summarize/syntax/outline-pool.js');
+
+async function until(condition: () => boolean): Promise<void> {
+  // a generous wait for the worker thread, not a timing assertion
+  for (let waited = 0; !condition() && waited < 60_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+}
+
+describe('outline pool (a second thread parses new blobs)', () => {
+  it('hands over the outline the worker parsed, equal to one parsed here, once', async () => {
+    const texts = (['ts', 'py', 'go'] as const).map((kind, i) => ({ path: `src/f${i}.${kind}`, content: source(kind, 1000 + i) }));
+    const before = outlinePoolCounts().parsedByWorker;
+    for (const t of texts) prefetchOutline(t.path, t.content);
+    await until(() => outlinePoolCounts().parsedByWorker >= before + texts.length);
+    expect(outlinePoolCounts().parsedByWorker).toBe(before + texts.length);
+    for (const t of texts) {
+      const language = languageForPath(t.path)!;
+      const claimed = claimOutline(t.content, language.id);
+      expect(claimed).toBeDefined();
+      expect(await claimed).toEqual(await parsedHere(t.path, t.content));
+      // handed over once: the engine keeps it in its memo from here
+      expect(claimOutline(t.content, language.id)).toBeUndefined();
+    }
+  });
+
+  it('parses every text exactly once, on one thread or the other, when callers claim while the worker works', async () => {
+    const texts = Array.from({ length: 120 }, (_, i) => ({ path: `src/m${i}.ts`, content: source('ts', i) }));
+    const before = outlinePoolCounts();
+    for (const t of texts) prefetchOutline(t.path, t.content);
+    const language = languageForPath('a.ts')!;
+    let here = 0;
+    for (const t of texts) {
+      const claimed = claimOutline(t.content, language.id);
+      if (claimed === undefined) here++;
+      const items = claimed === undefined ? await parsedHere(t.path, t.content) : await claimed;
+      expect(items).toEqual(await parsedHere(t.path, t.content));
+    }
+    const after = outlinePoolCounts();
+    expect(after.takenBack - before.takenBack).toBe(here);
+    expect(after.parsedByWorker - before.parsedByWorker + here).toBe(texts.length);
+  });
+
+  it('the engine answers from the pool: its outline equals a parse here', async () => {
+    const path = 'lib/engine-pool.py';
+    const content = source('py', 5000);
+    const before = outlinePoolCounts().parsedByWorker;
+    prefetchOutline(path, content);
+    await until(() => outlinePoolCounts().parsedByWorker > before);
+    expect(await createSyntaxEngine().outline(languageForPath(path)!, content)).toEqual(await parsedHere(path, content));
+  });
+
+  it('ignores texts without a grammar and texts it already has', async () => {
+    const before = outlinePoolCounts();
+    prefetchOutline('README.md', '# title\n');
+    expect(claimOutline('# title\n', 'markdown')).toBeUndefined();
+    const content = source('go', 7000);
+    prefetchOutline('a.go', content);
+    prefetchOutline('b.go', content);
+    await until(() => outlinePoolCounts().parsedByWorker > before.parsedByWorker);
+    const claimed = claimOutline(content, languageForPath('a.go')!.id);
+    expect(await claimed).toEqual(await parsedHere('a.go', content));
+    expect(outlinePoolCounts().parsedByWorker - before.parsedByWorker).toBe(1);
+  });
+
+  it('never keeps a process alive: one that claimed a text and left another unclaimed exits by itself', () => {
+    const script = [
+      `const { prefetchOutline, claimOutline, outlinePoolCounts } = await import(${JSON.stringify(pathToFileURL(POOL_MODULE).href)});`,
+      `prefetchOutline('a.ts', 'export const a = 1;\\n');`,
+      `prefetchOutline('b.ts', 'export const b = 2;\\n');`,
+      // claimed once answered (no wait on the worker), the other never claimed
+      `while (outlinePoolCounts().parsedByWorker < 2) await new Promise((r) => setTimeout(r, 10));`,
+      `const items = await claimOutline('export const a = 1;\\n', 'typescript');`,
+      `console.log(Array.isArray(items) ? 'claimed' : 'wrong');`,
+    ].join('\n');
+    // a generous limit that only catches a hang
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    expect({ status: child.status, signal: child.signal, stderr: child.stderr, stdout: child.stdout.trim() }).toEqual({ status: 0, signal: null, stderr: '', stdout: 'claimed' });
+  });
+});
