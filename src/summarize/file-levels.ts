@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Config, Level } from '../config/schema.js';
-import type { Tokenizer } from '../tokenize/tokenizer.js';
+import { countAll, type Tokenizer } from '../tokenize/tokenizer.js';
 import type { CandidateFile, KeyValueCache, LevelContent, RunContext } from '../types.js';
 import { analyzeFile, fileTypeForPath, type FileAnalysis } from './outline/index.js';
 import { renderOutline } from './outline/render.js';
@@ -37,7 +37,14 @@ export interface FileLevels {
  * level is the query-aware one (those definitions whole, the rest as outline), derived from the
  * outline and the content, not cached: the task is not part of any cache key.
  */
-export type BuildFileLevels = (file: CandidateFile, lastModifiedMs: number, ctx: RunContext, focus?: readonly string[]) => Promise<FileLevels>;
+export type BuildFileLevels = ((file: CandidateFile, lastModifiedMs: number, ctx: RunContext, focus?: readonly string[]) => Promise<FileLevels>) & {
+  /**
+   * Count the whole text of every file whose token count no cache holds, in one batch, before
+   * the levels are built: they then count it from the tokenizer's memory. A run with hundreds of
+   * new blobs otherwise pays a round trip to the tokenizer's thread per file.
+   */
+  countUncached(files: readonly CandidateFile[], ctx: RunContext): Promise<void>;
+};
 
 /**
  * Builds the four levels of one file: the cold path parses and renders, the warm path is two or
@@ -78,25 +85,33 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
     }
   };
 
-  return async (file, lastModifiedMs, ctx, focus) => {
-    const { tokenizer } = ctx;
-    const subject = invalidateOnChange ? file.hash : sha256(`path\0${file.path}`);
-    let analysis: FileAnalysis | undefined;
-    const analyze = async () => (analysis ??= await analyzeFile(file.path, file.content, { syntax: ports.syntax }));
-    const cached: Record<Level, boolean> = { full: false, detailed: false, summary: false, stub: false };
-
+  const subjectOf = (file: CandidateFile) => (invalidateOnChange ? file.hash : sha256(`path\0${file.path}`));
+  const detailedKeyOf = (subject: string, tokenizer: Tokenizer) => `${subject}.${variant(`outline@${OUTLINE_VERSION}${preserveTag}`, tokenizer, limits.detailed.token_limit)}`;
+  /** The cached detailed entry and full token count of a file, each undefined when no cache holds it. */
+  const cachedDetailedAndFull = async (file: CandidateFile, tokenizer: Tokenizer) => {
+    const subject = subjectOf(file);
     // The detailed entry also carries the full token count when it is keyed by content, so a
     // warm file costs two reads (detailed, summary), not three.
-    const detailedKey = `${subject}.${variant(`outline@${OUTLINE_VERSION}${preserveTag}`, tokenizer, limits.detailed.token_limit)}`;
-    let detailed = await cachedJson(ports.summaryCache, 'detailed', detailedKey, limits.detailed.token_limit);
-    cached.detailed = detailed !== undefined;
-
+    const detailed = await cachedJson(ports.summaryCache, 'detailed', detailedKeyOf(subject, tokenizer), limits.detailed.token_limit);
     // full: the file itself; its token count is the main cold cost, so it is cached by content.
     let fullTokens = subject === file.hash && Number.isInteger(detailed?.fullTokens) ? detailed!.fullTokens! : undefined;
     if (fullTokens === undefined) {
       const countText = await ports.tokenCache?.get(tokenizer.id, file.hash);
       if (countText !== undefined && /^\d+$/.test(countText)) fullTokens = Number(countText);
     }
+    return { detailed, fullTokens };
+  };
+
+  const build = async (file: CandidateFile, lastModifiedMs: number, ctx: RunContext, focus?: readonly string[]): Promise<FileLevels> => {
+    const { tokenizer } = ctx;
+    const subject = subjectOf(file);
+    let analysis: FileAnalysis | undefined;
+    const analyze = async () => (analysis ??= await analyzeFile(file.path, file.content, { syntax: ports.syntax }));
+    const cached: Record<Level, boolean> = { full: false, detailed: false, summary: false, stub: false };
+
+    const detailedKey = detailedKeyOf(subject, tokenizer);
+    let { detailed, fullTokens } = await cachedDetailedAndFull(file, tokenizer);
+    cached.detailed = detailed !== undefined;
     cached.full = fullTokens !== undefined;
     if (fullTokens === undefined) {
       fullTokens = tokenizer.count(file.content);
@@ -161,6 +176,12 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
         [full, stub, stub, stub];
     return { levels: levels.map((l, i) => ({ level: LEVEL_ORDER[i]!, content: l.content, tokens: l.tokens })), cached };
   };
+  const countUncached: BuildFileLevels['countUncached'] = async (files, ctx) => {
+    const uncounted: string[] = [];
+    for (const file of files) if ((await cachedDetailedAndFull(file, ctx.tokenizer)).fullTokens === undefined) uncounted.push(file.content);
+    if (uncounted.length > 1) countAll(ctx.tokenizer, uncounted);
+  };
+  return Object.assign(build, { countUncached });
 }
 
 const LEVEL_ORDER: readonly Level[] = ['full', 'detailed', 'summary', 'stub'];

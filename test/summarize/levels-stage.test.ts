@@ -151,6 +151,24 @@ describe('createLevelsStage', () => {
       'could not write the summary-level cache (ENOSPC): levels are computed but not cached',
     ]);
   });
+
+  it('counts the whole text of every file no cache counted in one batch first, and a warm stage counts none', async () => {
+    const { root, config, clock } = setup();
+    const files = [file('src/a.ts', SOURCE), file('src/b.ts', SOURCE.replace('add', 'plus')), file('README.md', '# Demo\n')];
+    const input = { root, files, lastModifiedMs: new Map<string, number>() };
+    const batches: string[][] = [];
+    const chars4 = testContext().tokenizer;
+    const tokenizer = { ...chars4, countMany: (texts: readonly string[]) => (batches.push([...texts]), texts.map((t) => chars4.count(t))) };
+    const stage = createLevelsStage({ root, config }, { now: clock.now });
+    const plain = await createLevelsStage({ root: mkdtempSync(join(tmpdir(), 'aiwg-levels-')), config }, { now: clock.now })(input, testContext({ config }));
+    const cold = await stage(input, testContext({ config, tokenizer }));
+    expect(batches).toEqual([[...files].sort((a, b) => (a.path < b.path ? -1 : 1)).map((f) => f.content)]);
+    // the same levels as a stage that counted file by file
+    expect(cold).toEqual(plain);
+    batches.length = 0;
+    await createLevelsStage({ root, config }, { now: clock.now })(input, testContext({ config, tokenizer }));
+    expect(batches).toEqual([]);
+  });
 });
 
 describe('createLevelsStage clock', () => {
