@@ -3,15 +3,14 @@ import { REDACTION_VERSION } from '../security/redact-secrets.js';
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { deserialize, serialize } from 'node:v8';
-import { crc32 } from 'node:zlib';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { decodeFramed, encodeFramed } from '../util/framed-file.js';
 
 /**
  * The persisted index: per-blob facts, content-addressed, in ONE file loaded with one read.
  *
- * File: magic "AIWGIDX1" | u32 LE format version | u32 LE payload bytes | u32 LE crc32(payload) |
- * payload (v8 structured-clone serialisation of the maps below). Written to a temp file and
+ * File: the frame of util/framed-file.ts (magic "AIWGIDX1", format version, length, crc32) around
+ * the maps below. Written to a temp file and
  * renamed, so readers see the old index or the new one, never half of one. A bad magic,
  * version, length, checksum or payload is a miss: the store starts empty and says so in
  * `corrupt`, and the next save replaces the file. Two processes saving at once: the last
@@ -23,7 +22,6 @@ import { writeFileAtomic } from '../util/atomic-write.js';
  */
 export const FACT_STORE_VERSION = 1;
 const MAGIC = Buffer.from('AIWGIDX1', 'latin1');
-const HEADER_BYTES = MAGIC.length + 12;
 /** Entries kept per map when the store is pruned: beyond this, only what this process used survives a save. */
 export const MAX_ENTRIES_PER_MAP = 250_000;
 /** Commit-time maps kept per repository prefix (HEADs recently indexed). */
@@ -207,29 +205,14 @@ function emptyPayload(): Payload {
 }
 
 export function encode(payload: Payload): Buffer {
-  const body = serialize(payload);
-  const header = Buffer.alloc(HEADER_BYTES);
-  MAGIC.copy(header, 0);
-  header.writeUInt32LE(FACT_STORE_VERSION, MAGIC.length);
-  header.writeUInt32LE(body.length, MAGIC.length + 4);
-  header.writeUInt32LE(crc32(body), MAGIC.length + 8);
-  return Buffer.concat([header, body]);
+  return encodeFramed(MAGIC, FACT_STORE_VERSION, payload);
 }
 
 function decode(data: Buffer): { payload: Payload; problem?: string } {
   const miss = (problem: string) => ({ payload: emptyPayload(), problem });
-  if (data.length < HEADER_BYTES || !data.subarray(0, MAGIC.length).equals(MAGIC)) return miss('not an aiwg index file');
-  const version = data.readUInt32LE(MAGIC.length);
-  if (version !== FACT_STORE_VERSION) return miss(`index format ${version}, this version reads ${FACT_STORE_VERSION}`);
-  const length = data.readUInt32LE(MAGIC.length + 4);
-  const body = data.subarray(HEADER_BYTES);
-  if (body.length !== length) return miss(`truncated (${body.length} of ${length} bytes)`);
-  if (crc32(body) !== data.readUInt32LE(MAGIC.length + 8)) return miss('checksum mismatch');
-  try {
-    const value = deserialize(body) as Partial<Payload>;
-    if (!(value.facts instanceof Map && value.collect instanceof Map && value.stats instanceof Map && value.commits instanceof Map)) return miss('unexpected content');
-    return { payload: value as Payload };
-  } catch (error) {
-    return miss(`unreadable (${error instanceof Error ? error.message : String(error)})`);
-  }
+  const framed = decodeFramed(data, MAGIC, FACT_STORE_VERSION, 'aiwg index file');
+  if ('problem' in framed) return miss(framed.problem);
+  const value = framed.value as Partial<Payload>;
+  if (!(value.facts instanceof Map && value.collect instanceof Map && value.stats instanceof Map && value.commits instanceof Map)) return miss('unexpected content');
+  return { payload: value as Payload };
 }

@@ -8,6 +8,7 @@ import { applyPreserve, preservesAll } from './outline/preserve.js';
 import { focusOutline, mentionsAny } from './outline/focus.js';
 import { buildStub } from './stub.js';
 import type { SyntaxEngine } from './syntax/engine.js';
+import { prefetchOutline } from './syntax/outline-pool.js';
 import { LOCAL_SUMMARIZER, summarizeLocally } from './summarizers/local.js';
 import type { LlmSummarizer } from './summarizers/llm.js';
 
@@ -39,11 +40,13 @@ export interface FileLevels {
  */
 export type BuildFileLevels = ((file: CandidateFile, lastModifiedMs: number, ctx: RunContext, focus?: readonly string[]) => Promise<FileLevels>) & {
   /**
-   * Count the whole text of every file whose token count no cache holds, in one batch, before
-   * the levels are built: they then count it from the tokenizer's memory. A run with hundreds of
-   * new blobs otherwise pays a round trip to the tokenizer's thread per file.
+   * Before the levels of `files` are built: count the whole text of every file whose token count
+   * no cache holds, in one batch (the levels then count it from the tokenizer's memory; a run with
+   * hundreds of new blobs otherwise pays a round trip to the tokenizer's thread per file), and
+   * start the outline of every file whose detailed level no cache holds on the outline pool's
+   * thread (outline-pool.ts), which parses while this one builds.
    */
-  countUncached(files: readonly CandidateFile[], ctx: RunContext): Promise<void>;
+  prepare(files: readonly CandidateFile[], ctx: RunContext): Promise<void>;
 };
 
 /**
@@ -176,12 +179,16 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
         [full, stub, stub, stub];
     return { levels: levels.map((l, i) => ({ level: LEVEL_ORDER[i]!, content: l.content, tokens: l.tokens })), cached };
   };
-  const countUncached: BuildFileLevels['countUncached'] = async (files, ctx) => {
+  const prepare: BuildFileLevels['prepare'] = async (files, ctx) => {
     const uncounted: string[] = [];
-    for (const file of files) if ((await cachedDetailedAndFull(file, ctx.tokenizer)).fullTokens === undefined) uncounted.push(file.content);
+    for (const file of files) {
+      const { detailed, fullTokens } = await cachedDetailedAndFull(file, ctx.tokenizer);
+      if (fullTokens === undefined) uncounted.push(file.content);
+      if (detailed === undefined) prefetchOutline(file.path, file.content);
+    }
     if (uncounted.length > 1) countAll(ctx.tokenizer, uncounted);
   };
-  return Object.assign(build, { countUncached });
+  return Object.assign(build, { prepare });
 }
 
 const LEVEL_ORDER: readonly Level[] = ['full', 'detailed', 'summary', 'stub'];

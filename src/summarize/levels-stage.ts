@@ -49,7 +49,7 @@ export function createLevelsStage(options: LevelsStageOptions, deps: Partial<Lev
     runNowMs = ctx.nowMs;
     build ??= createFileLevels(options.config, resolveLevelsPorts(options, { ...deps, now, env: deps.env ?? ctx.env ?? {} }));
     const files = [...input.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    await build.countUncached(files, ctx);
+    await build.prepare(files, ctx);
     const results: LevelContent[][] = new Array(files.length);
     let next = 0;
     let done = 0;

@@ -152,7 +152,7 @@ describe('createLevelsStage', () => {
     ]);
   });
 
-  it('counts the whole text of every file no cache counted in one batch first, and a warm stage counts none', async () => {
+  it('counts the whole text of every file no cache counted in one batch first (prepare), and a warm stage counts none', async () => {
     const { root, config, clock } = setup();
     const files = [file('src/a.ts', SOURCE), file('src/b.ts', SOURCE.replace('add', 'plus')), file('README.md', '# Demo\n')];
     const input = { root, files, lastModifiedMs: new Map<string, number>() };

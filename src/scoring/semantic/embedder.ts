@@ -81,7 +81,8 @@ export async function createEmbedder(config: Config, options: CreateEmbedderOpti
       const dir = await ensureGloveModel({ cacheDir: modelBase, reporter: options.reporter });
       const dimensions = await configuredDimensions(dir);
       const fix = `delete ${dir} and it is rebuilt on the next run`;
-      return await createStaticEmbedder({ dir, id: `${GLOVE_MODEL_ID}@${GLOVE_MODEL_VERSION}`, ...(dimensions !== undefined ? { dimensions } : {}), fix });
+      // the tool's own directory: the model is kept there as one pack file too (static-model-pack.ts)
+      return await createStaticEmbedder({ dir, id: `${GLOVE_MODEL_ID}@${GLOVE_MODEL_VERSION}`, ...(dimensions !== undefined ? { dimensions } : {}), fix, pack: true });
     }
     const absent = missing([TRANSFORMERS_RUNTIME]);
     if (absent !== null) return fail(absent);

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Embedder } from '../../types.js';
 import { loadOnnxProto } from './onnx-gather-graph.js';
+import { modelStamps, readStaticModelPack, writeStaticModelPack, type StaticModelPack } from './static-model-pack.js';
+import { startStaticEmbedThread, ThreadGone, type StaticEmbedThread } from './static-embed-thread.js';
 import { compileStaticTokenizer, type StaticTokenizer } from './static-tokenizer.js';
 import { normalizeLikeTransformers, sanitize } from './unit-vector.js';
 
@@ -23,22 +25,51 @@ export interface StaticEmbedderOptions {
   dimensions?: number;
   /** How to repair a broken model, appended to load errors (e.g. "delete DIR to rebuild it"). */
   fix?: string;
+  /** The directory is the tool's own (a built default model): load from, and keep, a model pack there (static-model-pack.ts). */
+  pack?: boolean;
 }
 
-/** An embedder over a static model; with `dimensions` given it loads lazily (errors surface from embed()). */
-export async function createStaticEmbedder(options: StaticEmbedderOptions): Promise<Embedder> {
+/**
+ * An embedder over a static model; with `dimensions` given it loads lazily (errors surface from
+ * embed()). The model loads and runs on a worker thread (static-embed-thread.ts) unless `thread`
+ * is false or no worker can start; if the worker stops, this thread takes over.
+ */
+export async function createStaticEmbedder(options: StaticEmbedderOptions & { thread?: boolean }): Promise<Embedder> {
   let loading: Promise<StaticModel> | null = null;
   const model = () => (loading ??= loadStaticModel(options));
-  const dimensions = options.dimensions ?? (await model()).dimensions;
+  let thread: StaticEmbedThread | undefined | null = options.thread === false ? null : undefined;
+  /** The thread, started on first use; null once it is gone or could not start. */
+  const threadOrNull = () => (thread === undefined ? (thread = startStaticEmbedThread(options) ?? null) : thread);
+  /** Through the thread while it is there; a thread that stopped hands over to this one. */
+  const viaThread = async <T>(use: (t: StaticEmbedThread) => Promise<T>): Promise<T | undefined> => {
+    const current = threadOrNull();
+    if (current === null) return undefined;
+    try {
+      return await use(current);
+    } catch (error) {
+      if (!(error instanceof ThreadGone)) throw error;
+      thread = null;
+      return undefined;
+    }
+  };
+  const dimensions = options.dimensions ?? ((await viaThread((t) => t.load())) ?? (await model())).dimensions;
+  const checkDimensions = (loaded: number) => {
+    if (loaded !== dimensions) throw new Error(`model ${options.dir} has ${loaded} dims, its config says ${dimensions}`);
+  };
   return {
     id: options.id,
     dimensions,
     async load() {
-      await model();
+      if ((await viaThread((t) => t.load())) === undefined) await model();
     },
     async embed(texts) {
+      const answered = await viaThread((t) => t.embed(texts));
+      if (answered !== undefined) {
+        checkDimensions(answered.dimensions);
+        return answered.vectors;
+      }
       const loaded = await model();
-      if (loaded.dimensions !== dimensions) throw new Error(`model ${options.dir} has ${loaded.dimensions} dims, its config says ${dimensions}`);
+      checkDimensions(loaded.dimensions);
       const out: Float32Array[] = [];
       for (let i = 0; i < texts.length; i++) {
         // A turn of the event loop now and then, as onnxruntime's asynchronous run gave: otherwise
@@ -62,34 +93,74 @@ export interface StaticModel {
   dimensions: number;
 }
 
-/** Read and check the four files; every failure names the file and how to fix it. */
-export async function loadStaticModel(options: Pick<StaticEmbedderOptions, 'dir' | 'fix'>): Promise<StaticModel> {
+/**
+ * Read and check the four files, or with `pack` the model pack made from them (written after
+ * the first load from the files); every failure names the file and how to fix it.
+ */
+export async function loadStaticModel(options: Pick<StaticEmbedderOptions, 'dir' | 'fix' | 'pack'>): Promise<StaticModel> {
   const { dir } = options;
   const fix = options.fix ?? `rebuild the model in ${dir}`;
   const file = (name: string) => join(dir, name);
   try {
-    const [config, tokenizerJson, tokenizerConfig, onnxBytes] = await Promise.all([
-      readJson(file('config.json')),
-      readJson(file('tokenizer.json')),
-      readJson(file('tokenizer_config.json')),
-      readFile(file(join('onnx', 'model.onnx'))),
-    ]);
-    // Parsed JSON: only these keys are read, and each is checked before use.
-    const hiddenSize = (config as { hidden_size?: unknown }).hidden_size;
-    const maxLength = (tokenizerConfig as { model_max_length?: unknown }).model_max_length;
-    const tokenizer = compileStaticTokenizer(tokenizerJson, typeof maxLength === 'number' && maxLength > 0 ? maxLength : Infinity, file('tokenizer.json'));
-    const { table, rows, dimensions } = readEmbeddingTable(onnxBytes, file(join('onnx', 'model.onnx')));
+    const packed = options.pack ? await readStaticModelPack(dir) : undefined;
+    const stamps = options.pack && !packed ? await modelStamps(dir).catch(() => undefined) : undefined;
+    const fromFiles = packed ? undefined : await readModelFiles(dir);
+    const { hiddenSize, maxLength } = packed ?? fromFiles!;
+    const tokenizerJson = packed ? packed.tokenizer : fromFiles!.tokenizerJson;
+    const vocab = packed ? vocabOf(packed) : undefined;
+    const tokenizer = compileStaticTokenizer(tokenizerJson, typeof maxLength === 'number' && maxLength > 0 ? maxLength : Infinity, file('tokenizer.json'), undefined, vocab);
+    const { table, rows, dimensions } = packed ?? readEmbeddingTable(fromFiles!.onnxBytes, file(join('onnx', 'model.onnx')));
     if (hiddenSize !== dimensions) {
       throw new Error(`${file(join('onnx', 'model.onnx'))}: the embeddings table has ${dimensions} dims but config.json hidden_size is ${String(hiddenSize)}`);
     }
     if (tokenizer.maxId >= rows) {
       throw new Error(`${file('tokenizer.json')}: token id ${tokenizer.maxId} is outside the embeddings table's ${rows} rows`);
     }
+    if (stamps !== undefined) {
+      // kept for the next load; a pack that cannot be written costs only the slower load
+      const json = tokenizerJson as { model?: { vocab?: Record<string, number> } };
+      const keys = Object.keys(json.model?.vocab ?? {});
+      const pack: StaticModelPack = {
+        tokenizer: { ...json, model: { ...json.model, vocab: {} } },
+        vocabKeys: keys,
+        vocabIds: Int32Array.from(keys, (key) => json.model!.vocab![key]!),
+        maxLength,
+        hiddenSize,
+        table,
+        rows,
+        dimensions,
+      };
+      await writeStaticModelPack(dir, pack, stamps).catch(() => undefined);
+    }
     return { tokenizer, table, rows, dimensions };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`static embedding model ${dir} cannot be loaded: ${reason}; ${fix}`, { cause: error });
   }
+}
+
+/** The four model files, read and parsed. */
+async function readModelFiles(dir: string) {
+  const file = (name: string) => join(dir, name);
+  const [config, tokenizerJson, tokenizerConfig, onnxBytes] = await Promise.all([
+    readJson(file('config.json')),
+    readJson(file('tokenizer.json')),
+    readJson(file('tokenizer_config.json')),
+    readFile(file(join('onnx', 'model.onnx'))),
+  ]);
+  // Parsed JSON: only these keys are read, and each is checked before use.
+  return {
+    hiddenSize: (config as { hidden_size?: unknown }).hidden_size,
+    maxLength: (tokenizerConfig as { model_max_length?: unknown }).model_max_length,
+    tokenizerJson,
+    onnxBytes,
+  };
+}
+
+function vocabOf(pack: StaticModelPack): Map<string, number> {
+  const vocab = new Map<string, number>();
+  for (let i = 0; i < pack.vocabKeys.length; i++) vocab.set(pack.vocabKeys[i]!, pack.vocabIds[i]!);
+  return vocab;
 }
 
 /**

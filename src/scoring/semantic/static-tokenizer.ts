@@ -25,14 +25,17 @@ export interface StaticTokenizer {
 /** Words whose pieces are remembered; code repeats its identifiers, so most words hit. */
 export const WORD_MEMO_SIZE = 50_000;
 
-/** Compile `tokenizer.json` (parsed) with `model_max_length` from tokenizer_config.json. */
-export function compileStaticTokenizer(json: unknown, maxLength: number, file: string, memoSize = WORD_MEMO_SIZE): StaticTokenizer {
+/**
+ * Compile `tokenizer.json` (parsed) with `model_max_length` from tokenizer_config.json. `vocab`:
+ * the WordPiece vocabulary when the caller has it already (a model pack); `model.vocab` is then not read.
+ */
+export function compileStaticTokenizer(json: unknown, maxLength: number, file: string, memoSize = WORD_MEMO_SIZE, vocab?: Map<string, number>): StaticTokenizer {
   const spec = asRecord(json, file, 'the top level');
   if (spec.post_processor !== null && spec.post_processor !== undefined) unsupported(file, 'post_processor', 'null');
   const added = addedTokens(spec.added_tokens, file);
   const normalize = compileNormalizer(spec.normalizer, file, 'normalizer');
   const words = compilePreTokenizer(spec.pre_tokenizer, file);
-  const model = compileWordPiece(spec.model, file, added);
+  const model = compileWordPiece(spec.model, file, added, vocab);
   const addedIds = new Map(added.map((t) => [t.content, t.id] as const));
   const wordIds = memoised(model.pieces, memoSize);
 
@@ -224,17 +227,24 @@ interface WordPiece {
   maxId: number;
 }
 
-function compileWordPiece(value: unknown, file: string, added: readonly AddedToken[]): WordPiece {
+function compileWordPiece(value: unknown, file: string, added: readonly AddedToken[], given?: Map<string, number>): WordPiece {
   const spec = asRecord(value, file, 'model');
   if (spec.type !== 'WordPiece') unsupported(file, 'model.type', 'WordPiece');
-  const vocabJson = asRecord(spec.vocab, file, 'model.vocab');
-  const vocab = new Map<string, number>();
+  const vocab = given ?? new Map<string, number>();
   let maxId = -1;
-  for (const key of Object.keys(vocabJson)) {
-    const id = vocabJson[key];
-    if (!isId(id)) unsupported(file, `model.vocab[${JSON.stringify(key)}]`, 'an integer id');
-    vocab.set(key, id);
-    if (id > maxId) maxId = id;
+  if (given) {
+    for (const [key, id] of given) {
+      if (!isId(id)) unsupported(file, `model.vocab[${JSON.stringify(key)}]`, 'an integer id');
+      if (id > maxId) maxId = id;
+    }
+  } else {
+    const vocabJson = asRecord(spec.vocab, file, 'model.vocab');
+    for (const key of Object.keys(vocabJson)) {
+      const id = vocabJson[key];
+      if (!isId(id)) unsupported(file, `model.vocab[${JSON.stringify(key)}]`, 'an integer id');
+      vocab.set(key, id);
+      if (id > maxId) maxId = id;
+    }
   }
   const unkToken = typeof spec.unk_token === 'string' ? spec.unk_token : '[UNK]';
   // The model looks the unknown token up in its own vocabulary, before added tokens are merged in.

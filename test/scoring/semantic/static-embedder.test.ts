@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
@@ -11,7 +11,8 @@ import { captureReporter } from '../../helpers/fakes.js';
 import { chunkFile } from '../../../src/scoring/semantic/chunker.js';
 import { loadTransformersEmbedder } from '../../../src/scoring/semantic/embedder.js';
 import { ensureGloveModel } from '../../../src/scoring/semantic/glove-model.js';
-import { createStaticEmbedder, loadStaticModel, type StaticModel } from '../../../src/scoring/semantic/static-embedder.js';
+import { createStaticEmbedder, embedOne, loadStaticModel, type StaticModel } from '../../../src/scoring/semantic/static-embedder.js';
+import { readStaticModelPack, STATIC_PACK_FILE } from '../../../src/scoring/semantic/static-model-pack.js';
 import { buildStaticEmbeddingModel } from '../../../src/scoring/semantic/static-model-builder.js';
 import { buildTinyModel, configWith, hashedVector, TOPICS } from './tiny-model.js';
 
@@ -130,6 +131,54 @@ describe('static embedder: the same vectors as the transformers.js pipeline', ()
     // The edge cases reach both outcomes.
     expect(direct.some(isZero)).toBe(true);
     expect(direct.filter((v) => !isZero(v)).length).toBeGreaterThan(texts.length / 2);
+  }, 120_000);
+
+  it('glove: the model pack is made on the first load, loads the same model (vectors bit for bit), and a damaged or stale pack is a miss', async () => {
+    const { dir } = sides.find((s) => s.name === 'glove')!;
+    const packFile = join(dir, STATIC_PACK_FILE);
+    rmSync(packFile, { force: true });
+    const fromFiles = await loadStaticModel({ dir, pack: true });
+    expect(existsSync(packFile)).toBe(true);
+    expect(await readStaticModelPack(dir)).toBeDefined();
+    const fromPack = await loadStaticModel({ dir, pack: true });
+    const differing = texts.filter((text) => {
+      const [a, b] = [embedOne(fromFiles, text), embedOne(fromPack, text)];
+      return a.some((x, d) => x !== b[d]);
+    });
+    expect(differing).toEqual([]);
+    expect(fromPack.tokenizer.maxId).toBe(fromFiles.tokenizer.maxId);
+    // a flipped byte: a miss, and the next load writes a good pack again
+    const bytes = readFileSync(packFile);
+    bytes[bytes.length - 100] ^= 0xff;
+    writeFileSync(packFile, bytes);
+    expect(await readStaticModelPack(dir)).toBeUndefined();
+    await loadStaticModel({ dir, pack: true });
+    expect(await readStaticModelPack(dir)).toBeDefined();
+    // a copied model (new mtimes) keeps its pack; a model file changed since the pack was made is a miss
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(join(dir, 'tokenizer_config.json'), later, later);
+    expect(await readStaticModelPack(dir)).toBeDefined();
+    const configText = readFileSync(join(dir, 'tokenizer_config.json'), 'utf8');
+    writeFileSync(join(dir, 'tokenizer_config.json'), `${configText}\n`);
+    expect(await readStaticModelPack(dir)).toBeUndefined();
+    writeFileSync(join(dir, 'tokenizer_config.json'), configText);
+    // without `pack` (a user's model_dir) nothing is written there
+    rmSync(packFile, { force: true });
+    await loadStaticModel({ dir });
+    expect(existsSync(packFile)).toBe(false);
+  }, 120_000);
+
+  it.each(['tiny', 'glove'])('%s: the embedding thread and this thread give the same bits, and a model error reads the same from both', async (name) => {
+    const side = sides.find((s) => s.name === name)!;
+    const here = await createStaticEmbedder({ dir: side.dir, id: name, thread: false });
+    const [threaded, local] = await Promise.all([side.direct.embed(texts), here.embed(texts)]);
+    expect(threaded.filter((v, i) => v.some((x, d) => x !== local[i]![d])).map((_, i) => texts[i])).toEqual([]);
+    const missing = join(tmp.root, `no-model-${name}`);
+    const errors = await Promise.all(
+      [true, false].map((thread) => createStaticEmbedder({ dir: missing, id: name, dimensions: 24, thread }).then((e) => e.embed(['x'])).then(() => 'no error', (error: Error) => error.message)),
+    );
+    expect(errors[0]).toMatch(/static embedding model .* cannot be loaded/);
+    expect(errors[0]).toBe(errors[1]);
   }, 120_000);
 
   it('gives the event loop a turn while it embeds many texts, as the asynchronous pipeline did', async () => {

@@ -1,0 +1,34 @@
+import { deserialize, serialize } from 'node:v8';
+import { crc32 } from 'node:zlib';
+
+/**
+ * The frame of our one-file binary caches: magic (8 bytes) | u32 LE format version | u32 LE
+ * payload bytes | u32 LE crc32(payload) | payload, a v8 structured-clone serialisation. A bad
+ * magic, version, length, checksum or payload is a miss with a reason, never a crash.
+ */
+export function encodeFramed(magic: Buffer, version: number, value: unknown): Buffer {
+  const body = serialize(value);
+  const header = Buffer.alloc(magic.length + 12);
+  magic.copy(header, 0);
+  header.writeUInt32LE(version, magic.length);
+  header.writeUInt32LE(body.length, magic.length + 4);
+  header.writeUInt32LE(crc32(body), magic.length + 8);
+  return Buffer.concat([header, body]);
+}
+
+/** The value of a framed file, or the reason it is a miss (`what` names the kind of file). */
+export function decodeFramed(data: Buffer, magic: Buffer, version: number, what: string): { value: unknown } | { problem: string } {
+  const headerBytes = magic.length + 12;
+  if (data.length < headerBytes || !data.subarray(0, magic.length).equals(magic)) return { problem: `not an ${what}` };
+  const found = data.readUInt32LE(magic.length);
+  if (found !== version) return { problem: `format ${found}, this version reads ${version}` };
+  const length = data.readUInt32LE(magic.length + 4);
+  const body = data.subarray(headerBytes);
+  if (body.length !== length) return { problem: `truncated (${body.length} of ${length} bytes)` };
+  if (crc32(body) !== data.readUInt32LE(magic.length + 8)) return { problem: 'checksum mismatch' };
+  try {
+    return { value: deserialize(body) as unknown };
+  } catch (error) {
+    return { problem: `unreadable (${error instanceof Error ? error.message : String(error)})` };
+  }
+}
