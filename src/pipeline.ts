@@ -177,6 +177,7 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   const plan = options.plan ?? planBudget(config);
   const runId = options.runId ?? deps.newRunId();
 
+  ctx.onNewContent = () => deps.score.expectNewContent?.(ctx);
   void deps.score.prepare?.(task, ctx);
   await deps.ensureOwnDirs(root, config);
   const { collected, facts, scoring: scored, tiering } = await scoreTask({ task, root }, ctx, { ...deps, collect: collectThenTokenizer }, time);

@@ -42,6 +42,8 @@ export interface ScoreResult {
 export type ScoreStage = ((input: ScoreInput, ctx: RunContext) => Promise<ScoreResult>) & {
   /** Optional: told the task as a run starts, before collect, to get ready for it (load a model); never rejects. */
   prepare?(task: string, ctx: RunContext): Promise<void>;
+  /** Optional: told once per run, during collect, that a file's content is new (its chunks will be embedded): get ready for it; never throws. */
+  expectNewContent?(ctx: RunContext): void;
 };
 
 export interface LevelsInput {

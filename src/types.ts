@@ -166,6 +166,11 @@ export interface RunContext {
    * code never reads process.env; absent = an empty environment (git inherits the process's).
    */
   env?: RuntimeEnv;
+  /**
+   * Called by collect, once per run, when it reads a blob whose facts are missing: later stages
+   * will see new content (the pipeline has the score stage load its embedding model then).
+   */
+  onNewContent?: () => void;
 }
 
 /** Environment variables handed in by the entry edge. */

@@ -107,9 +107,17 @@ export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?
     const readFileSync = fs.readFileSync?.bind(fs);
     // With the fact store, a blob's findings live in its collect fact: the secret cache is read
     // there but not written (a cold run would write one file per blob, ~0.3 ms each here).
-    const onNewBlob = ports.analyseAhead?.(ctx);
+    const ahead = ports.analyseAhead?.(ctx);
+    let told = false;
+    const onNewBlob = (file: CandidateFile) => {
+      ahead?.(file);
+      if (!told) {
+        told = true;
+        ctx.onNewContent?.();
+      }
+    };
     const indexed = store && readFileSync
-      ? { ...readOptions, secretCache: readOnly(secretCache), store, kinds: factKinds, readFileSync, nowMs: ctx.nowMs, ...(onNewBlob ? { onNewBlob } : {}) }
+      ? { ...readOptions, secretCache: readOnly(secretCache), store, kinds: factKinds, readFileSync, nowMs: ctx.nowMs, onNewBlob }
       : undefined;
     // git's index knows the blob of a tracked file the working tree has not changed
     const gitBlob = (path: string) => (listing && !listing.dirty.has(path) ? listing.blobs.get(path) : undefined);

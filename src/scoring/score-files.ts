@@ -82,6 +82,13 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
       if (!(await align.hasTaskVector(task))) await embedder.load();
     })().catch(() => undefined);
   };
+  /** New content means new chunks to embed: the model loads now, while collect still reads. */
+  const expectNewContent = (ctx: RunContext): void => {
+    if (deps.signals !== undefined || ctx.config.relevance_scoring.scoring_method === 'keyword') return;
+    void loadFor(ctx)
+      .embedder.then((embedder) => embedder?.load?.())
+      .catch(() => undefined);
+  };
   const stage = async ({ task, collected, facts: given }: Parameters<ScoreStage>[0], ctx: RunContext): Promise<ScoreResult> => {
     const { files, git } = collected;
     const facts = given ?? buildTaskFacts(task, files.map((f) => f.path));
@@ -138,7 +145,7 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     const result: ScoreResult = { files: scored, method, embeddingModel: outcome.modelId };
     return result;
   };
-  return Object.assign(stage, { prepare });
+  return Object.assign(stage, { prepare, expectNewContent });
 }
 
 /** relevance = sum over factors of weight * score, clamped to [0,1] and rounded for stable records. */

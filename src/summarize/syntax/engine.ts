@@ -4,6 +4,7 @@ import type { Language, Parser, Tree } from 'web-tree-sitter';
 import type { LanguageSpec } from '../languages/types.js';
 import type { OutlineItem } from '../outline/types.js';
 import { buildSyntaxOutline } from './outline.js';
+import { knownOutline, rememberOutline } from './outline-memo.js';
 import { claimOutline } from './outline-pool.js';
 
 /** Files above this size are not parsed: the line-based fallback outlines them. */
@@ -22,28 +23,6 @@ export interface SyntaxEngine {
    * shared: read them, never change them. Null when too large or unparsable.
    */
   outline(language: LanguageSpec, content: string): Promise<OutlineItem[] | null>;
-}
-
-/** Texts whose outlines are remembered, and their characters, before the oldest go. */
-const OUTLINE_MEMO_MAX = 4096;
-const OUTLINE_MEMO_MAX_CHARS = 64_000_000;
-/** Text -> language id -> its outline (the text is the key: no hash of it is computed). */
-const outlines = new Map<string, Map<string, OutlineItem[] | null>>();
-let outlineChars = 0;
-
-function rememberOutline(content: string, languageId: string, items: OutlineItem[] | null): void {
-  const known = outlines.get(content);
-  if (known) {
-    known.set(languageId, items);
-    return;
-  }
-  outlines.set(content, new Map([[languageId, items]]));
-  outlineChars += content.length;
-  for (const oldest of outlines.keys()) {
-    if (outlines.size <= OUTLINE_MEMO_MAX && outlineChars <= OUTLINE_MEMO_MAX_CHARS) break;
-    outlines.delete(oldest);
-    outlineChars -= oldest.length;
-  }
 }
 
 export interface SyntaxEngineOptions {
@@ -93,7 +72,7 @@ export function createSyntaxEngine(options: SyntaxEngineOptions = {}): SyntaxEng
   return {
     withTree,
     async outline(language, content) {
-      const known = outlines.get(content)?.get(language.id);
+      const known = knownOutline(content, language.id);
       if (known !== undefined) return known;
       // parsed on the outline pool's thread when collect handed the blob over (outline-pool.ts)
       const claimed = claimOutline(content, language.id);

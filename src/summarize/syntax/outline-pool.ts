@@ -3,6 +3,7 @@ import type { CandidateFile, RunContext } from '../../types.js';
 import { languageForContent } from '../languages/index.js';
 import type { OutlineItem } from '../outline/types.js';
 import { compiledWorkerFile } from '../../util/worker-file.js';
+import { knownOutline } from './outline-memo.js';
 import { SLOT_COUNT, TAKEN_BY_CALLER, type OutlineReply, type OutlineRequest } from './outline-protocol.js';
 
 /**
@@ -78,6 +79,7 @@ export function prefetchOutline(path: string, content: string): void {
   pool ??= startPool();
   const current = pool;
   if (current === null) return;
+  if (knownOutline(content, language.id) !== undefined) return;
   let byLanguage = current.entries.get(content);
   if (byLanguage?.has(language.id)) return;
   if (!byLanguage) current.entries.set(content, (byLanguage = new Map()));

@@ -1,0 +1,34 @@
+import type { OutlineItem } from '../outline/types.js';
+
+/**
+ * The process's memo of syntax outlines (SyntaxEngine.outline): the chunker of the semantic
+ * scorer and the detailed level of the same blob parse it once, and the outline pool
+ * (outline-pool.ts) does not send a text whose outline is known.
+ */
+
+/** Texts whose outlines are remembered, and their characters, before the oldest go. */
+const OUTLINE_MEMO_MAX = 4096;
+const OUTLINE_MEMO_MAX_CHARS = 64_000_000;
+/** Text -> language id -> its outline (the text is the key: no hash of it is computed). */
+const outlines = new Map<string, Map<string, OutlineItem[] | null>>();
+let outlineChars = 0;
+
+export function rememberOutline(content: string, languageId: string, items: OutlineItem[] | null): void {
+  const known = outlines.get(content);
+  if (known) {
+    known.set(languageId, items);
+    return;
+  }
+  outlines.set(content, new Map([[languageId, items]]));
+  outlineChars += content.length;
+  for (const oldest of outlines.keys()) {
+    if (outlines.size <= OUTLINE_MEMO_MAX && outlineChars <= OUTLINE_MEMO_MAX_CHARS) break;
+    outlines.delete(oldest);
+    outlineChars -= oldest.length;
+  }
+}
+
+/** The remembered outline of a text in a language: undefined when not remembered (null: not parsable). */
+export function knownOutline(content: string, languageId: string): OutlineItem[] | null | undefined {
+  return outlines.get(content)?.get(languageId);
+}
