@@ -93,14 +93,16 @@ export const CONTEXT_BUDGET_TASK = { what: 'a task', example: 'aiwg context-budg
  * context-score, so both see the same scores and the same tiers.
  */
 export async function scoreTask(
-  input: { task: string; root: string },
+  input: { task: string | Promise<string>; root: string },
   ctx: RunContext,
   deps: Pick<PipelineDeps, 'collect' | 'score'>,
   time: StepTimer = untimed,
 ): Promise<ScoredTask> {
   const collected = await time('collect', () => deps.collect({ root: input.root }, ctx));
-  const facts = buildTaskFacts(input.task, collected.files.map((f) => f.path));
-  const scoring = await time('score', () => deps.score({ task: input.task, collected, facts }, ctx));
+  // collect needs no task: one still being made ready (its secret scan) is awaited only now
+  const task = await input.task;
+  const facts = buildTaskFacts(task, collected.files.map((f) => f.path));
+  const scoring = await time('score', () => deps.score({ task, collected, facts }, ctx));
   return { collected, facts, scoring, tiering: assignTiers(scoring.files, ctx.config) };
 }
 
@@ -128,8 +130,10 @@ export function defaultDeps(config: Config, root: string, options: { longLived?:
 export async function runContextBudget(options: PipelineOptions, overrides: Partial<PipelineDeps> = {}): Promise<PipelineResult> {
   const { root, config } = options;
   requireTask(options.task, CONTEXT_BUDGET_TASK);
-  // The task is repeated in the header, the record and the log: a credential pasted into it is redacted like a file's.
-  const task = config.collect.include_secrets ? options.task : (await redactSecrets(options.task)).text;
+  // The task is repeated in the header, the record and the log: a credential pasted into it is
+  // redacted like a file's. The scan (the first one loads secretlint's rules) runs while collect
+  // waits for git; nothing reads the task before it is done.
+  const redacting = config.collect.include_secrets ? Promise.resolve(options.task) : redactSecrets(options.task).then((redaction) => redaction.text);
   const deps: PipelineDeps = { ...defaultDeps(config, root), ...overrides };
   // the record lists the tokenizer first, as before it loaded beside the score stage
   const timings: Record<string, number> = { tokenizer: 0 };
@@ -178,9 +182,10 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   const runId = options.runId ?? deps.newRunId();
 
   ctx.onNewContent = () => deps.score.expectNewContent?.(ctx);
-  void deps.score.prepare?.(task, ctx);
+  redacting.then((task) => deps.score.prepare?.(task, ctx)).catch(() => undefined);
   await deps.ensureOwnDirs(root, config);
-  const { collected, facts, scoring: scored, tiering } = await scoreTask({ task, root }, ctx, { ...deps, collect: collectThenTokenizer }, time);
+  const { collected, facts, scoring: scored, tiering } = await scoreTask({ task: redacting, root }, ctx, { ...deps, collect: collectThenTokenizer }, time);
+  const task = await redacting;
   ctx.tokenizer = await startTokenizer();
   const wanted = tieredPaths(tiering);
   const lastModifiedMs = new Map(collected.files.map((f) => [f.path, collected.git.lastCommitMs.get(f.path) ?? f.mtimeMs]));

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { parseYamlData } from '../util/yaml-data.js';
 import { credentialFileReason } from '../collect/exclusion-rules.js';
 import { locateInsideRoot, readRegularFile } from '../security/read-guard.js';
 import { ConfigError } from '../errors.js';
@@ -129,14 +128,16 @@ async function readConfigLayer(options: LoadConfigOptions, env: Record<string, s
   }
   const read = await readRegularFile(path, { maxBytes: MAX_CONFIG_BYTES });
   if (read.kind === 'refused') throw new ConfigError('', `config file ${read.reason}: ${how} (${path})`, { file: label });
-  return { source: label, label, data: parseYamlConfig(read.file.bytes.toString('utf8'), label) };
+  // yaml loads only when there is a file to parse: a run without a config does not pay for it
+  const { parseYamlData } = await import('../util/yaml-data.js');
+  return { source: label, label, data: parseYamlConfig(read.file.bytes.toString('utf8'), label, parseYamlData) };
 }
 
 /** A config file is a few KB; a larger one is a mistake (a log, a data file), refused before it is read. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** Parse a YAML config document. A key with no value (YAML null) means "use the default". */
-export function parseYamlConfig(text: string, label: string): Record<string, unknown> {
+function parseYamlConfig(text: string, label: string, parseYamlData: typeof import('../util/yaml-data.js').parseYamlData): Record<string, unknown> {
   const data = dropEmptyKnownKeys(parseYamlData(text, label, { prefix: 'YAML ' }));
   if (data === null || data === undefined) return {};
   if (!isRecord(data)) {

@@ -4,7 +4,7 @@ import { languageForContent } from '../languages/index.js';
 import type { OutlineItem } from '../outline/types.js';
 import { compiledWorkerFile } from '../../util/worker-file.js';
 import { knownOutline } from './outline-memo.js';
-import { SLOT_COUNT, TAKEN_BY_CALLER, type OutlineReply, type OutlineRequest } from './outline-protocol.js';
+import { TAKEN_BY_CALLER, type OutlineReply, type OutlineRequest } from './outline-protocol.js';
 
 /**
  * Syntax outlines of new blobs, parsed on a second thread while this one goes on. Collect hands
@@ -12,7 +12,7 @@ import { SLOT_COUNT, TAKEN_BY_CALLER, type OutlineReply, type OutlineRequest } f
  * the detailed level parse every such blob later); the texts are posted to a worker thread at
  * once, which parses them from the newest back, and `claimOutline` hands a result to the engine
  * once. A text the worker has not started when the engine asks for it is taken back (one
- * compare-and-swap on a shared slot) and parsed by the caller, so the two threads share the work
+ * compare-and-swap on its shared slot) and parsed by the caller, so the two threads share the work
  * from both ends and neither waits for the other's messages. One worker per process, started on
  * the first blob, unref'd except while a caller waits on it; without one (no compiled worker
  * file, a worker error) every outline is parsed by the caller as before.
@@ -20,6 +20,14 @@ import { SLOT_COUNT, TAKEN_BY_CALLER, type OutlineReply, type OutlineRequest } f
 
 /** Texts posted and not yet claimed before the pool holds the rest back (a huge cold run is not parsed far ahead of its use). */
 const POSTED_MAX = 1024;
+/**
+ * Shared slots: one per posted text until its answer comes or it is taken back. Besides the
+ * unclaimed texts, only claimed ones the worker is still on (one at a time) and forgotten ones it
+ * had started hold a slot, so there is always a free one.
+ */
+const SLOT_COUNT = POSTED_MAX + 64;
+/** Ids wrap below this: an id names one request for the life of any slot. */
+const MAX_ID = 2 ** 30;
 
 type Parsed = OutlineItem[] | null;
 
@@ -28,6 +36,7 @@ interface Entry {
   languageId: string;
   /** Set when posted. */
   id?: number;
+  slot?: number;
   done: boolean;
   /** The worker's outline; undefined when it could not parse (the caller parses). */
   result?: Promise<Parsed | undefined>;
@@ -36,8 +45,9 @@ interface Entry {
 
 interface Pool {
   worker: Worker;
-  /** Per slot (id % SLOT_COUNT): the id posted there while nobody took it, else who took it. */
+  /** Per slot: the id of the text posted there while nobody took it, else who took it. */
   slots: Int32Array;
+  freeSlots: number[];
   /** Text -> language id -> entry. */
   entries: Map<string, Map<string, Entry>>;
   /** Not posted yet (POSTED_MAX reached), oldest first. */
@@ -106,15 +116,13 @@ export function claimOutline(content: string, languageId: string): Promise<Parse
     current.held.splice(current.held.indexOf(entry), 1);
     return undefined;
   }
-  const id = entry.id;
   current.unclaimed.delete(entry);
-  refill(current);
-  if (Atomics.compareExchange(current.slots, id % SLOT_COUNT, id, TAKEN_BY_CALLER) === id) {
-    // the worker will skip it: no answer comes
-    current.unanswered.delete(id);
+  if (takeBack(current, entry)) {
     current.counts.takenBack++;
+    refill(current);
     return undefined;
   }
+  refill(current);
   if (entry.done) return entry.result;
   // the worker is on it: wait, and keep the process alive meanwhile
   if (current.awaited++ === 0) current.worker.ref();
@@ -139,11 +147,13 @@ function startPool(): Pool | null {
   } catch {
     return null;
   }
-  const current: Pool = { worker, slots, entries: new Map(), held: [], unclaimed: new Set(), unanswered: new Map(), nextId: 0, awaited: 0, counts: { parsedByWorker: 0, takenBack: 0 } };
+  const freeSlots = Array.from({ length: SLOT_COUNT }, (_, i) => SLOT_COUNT - 1 - i);
+  const current: Pool = { worker, slots, freeSlots, entries: new Map(), held: [], unclaimed: new Set(), unanswered: new Map(), nextId: 0, awaited: 0, counts: { parsedByWorker: 0, takenBack: 0 } };
   worker.on('message', (reply: OutlineReply) => {
     const entry = current.unanswered.get(reply.id);
     if (!entry) return;
     current.unanswered.delete(reply.id);
+    current.freeSlots.push(entry.slot!);
     current.counts.parsedByWorker++;
     entry.done = true;
     entry.settle?.('error' in reply ? undefined : reply.items);
@@ -164,33 +174,42 @@ function startPool(): Pool | null {
 }
 
 function post(current: Pool, entry: Entry): void {
+  const slot = current.freeSlots.pop();
+  if (slot === undefined) {
+    current.held.push(entry);
+    return;
+  }
   const id = current.nextId;
   current.nextId = (current.nextId + 1) % MAX_ID;
   entry.id = id;
+  entry.slot = slot;
   entry.result = new Promise((settle) => (entry.settle = settle));
   current.unclaimed.add(entry);
   current.unanswered.set(id, entry);
-  Atomics.store(current.slots, id % SLOT_COUNT, id);
-  const request: OutlineRequest = { id, languageId: entry.languageId, content: entry.content };
+  Atomics.store(current.slots, slot, id);
+  const request: OutlineRequest = { id, slot, languageId: entry.languageId, content: entry.content };
   current.worker.postMessage(request);
 }
 
 /** Post held texts, newest first, while there is room. */
 function refill(current: Pool): void {
-  while (current.unclaimed.size < POSTED_MAX && current.held.length > 0) post(current, current.held.pop()!);
+  while (current.unclaimed.size < POSTED_MAX && current.freeSlots.length > 0 && current.held.length > 0) post(current, current.held.pop()!);
+}
+
+/** Take a posted text back before the worker starts it (it will skip it: no answer comes); false when the worker has it. */
+function takeBack(current: Pool, entry: Entry): boolean {
+  if (Atomics.compareExchange(current.slots, entry.slot!, entry.id!, TAKEN_BY_CALLER) !== entry.id) return false;
+  current.unanswered.delete(entry.id!);
+  current.freeSlots.push(entry.slot!);
+  return true;
 }
 
 /** Drop what the last run started and nobody claimed (texts a run never asked the engine for). */
 function forgetUnclaimed(current: Pool): void {
   current.held.length = 0;
-  for (const entry of current.unclaimed) {
-    // not started: the worker skips it (no answer comes); started: its answer comes and is dropped
-    const id = entry.id!;
-    if (Atomics.compareExchange(current.slots, id % SLOT_COUNT, id, TAKEN_BY_CALLER) === id) current.unanswered.delete(id);
-  }
+  // not started: the worker skips it; started: its answer comes, frees the slot, and is dropped
+  for (const entry of current.unclaimed) takeBack(current, entry);
   current.unclaimed.clear();
   current.entries.clear();
 }
 
-/** Ids wrap below this, far above any number of texts in flight at once (SLOT_COUNT divides it). */
-const MAX_ID = SLOT_COUNT * 16_384;

@@ -2,16 +2,16 @@ import type { OutlineItem } from '../outline/types.js';
 
 /**
  * What the outline pool (outline-pool.ts) and its worker (outline-worker.ts) exchange. Each
- * request owns the shared slot `id % SLOT_COUNT`, which holds its id while nobody has taken it;
- * the worker takes it by swapping in TAKEN_BY_WORKER, the caller by swapping in TAKEN_BY_CALLER,
- * so exactly one of them parses the text.
+ * request owns a shared slot, which holds its id while nobody has taken it; the worker takes it
+ * by swapping in TAKEN_BY_WORKER, the caller by swapping in TAKEN_BY_CALLER, so exactly one of
+ * them parses the text. A stale request (its slot since given to a newer id) fails the swap.
  */
-export const SLOT_COUNT = 4096;
 export const TAKEN_BY_WORKER = -1;
 export const TAKEN_BY_CALLER = -2;
 
 export interface OutlineRequest {
   id: number;
+  slot: number;
   languageId: string;
   content: string;
 }

@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { LANGUAGES } from '../languages/index.js';
 import { createSyntaxEngine } from './engine.js';
 import { buildSyntaxOutline } from './outline.js';
-import { SLOT_COUNT, TAKEN_BY_WORKER, type OutlineReply, type OutlineRequest } from './outline-protocol.js';
+import { TAKEN_BY_WORKER, type OutlineReply, type OutlineRequest } from './outline-protocol.js';
 
 /**
  * The outline pool's thread (outline-pool.ts): parses the texts it is sent with its own syntax
@@ -27,7 +27,7 @@ parentPort!.on('message', (request: OutlineRequest) => {
 async function drain(): Promise<void> {
   while (pending.length > 0) {
     const request = pending.pop()!;
-    if (Atomics.compareExchange(slots, request.id % SLOT_COUNT, request.id, TAKEN_BY_WORKER) !== request.id) continue;
+    if (Atomics.compareExchange(slots, request.slot, request.id, TAKEN_BY_WORKER) !== request.id) continue;
     parentPort!.postMessage(await outlineOf(request));
     // let requests posted meanwhile in before the next pick
     await new Promise((next) => setImmediate(next));

@@ -65,6 +65,25 @@ describe('outline pool (a second thread parses new blobs)', () => {
     expect(after.parsedByWorker - before.parsedByWorker + here).toBe(texts.length);
   });
 
+  it('a text left unclaimed while thousands of others come and go is still handed over (no slot is reused under it)', async () => {
+    const language = languageForPath('a.ts')!;
+    const first = source('ts', 90_000);
+    // a few unclaimed texts posted before it: the worker, newest first, starts elsewhere
+    for (let i = 0; i < 50; i++) prefetchOutline(`src/before${i}.ts`, source('ts', 91_000 + i));
+    prefetchOutline('src/first.ts', first);
+    const waits: Array<Promise<unknown>> = [];
+    for (let i = 0; i < 6000; i++) {
+      const content = `export const v${i} = ${i};\n`;
+      prefetchOutline(`src/v${i}.ts`, content);
+      const claimed = claimOutline(content, language.id);
+      if (claimed) waits.push(claimed);
+    }
+    await Promise.all(waits);
+    const claimed = claimOutline(first, language.id);
+    const items = claimed === undefined ? await parsedHere('src/first.ts', first) : await claimed;
+    expect(items).toEqual(await parsedHere('src/first.ts', first));
+  }, 120_000);
+
   it('the engine answers from the pool: its outline equals a parse here', async () => {
     const path = 'lib/engine-pool.py';
     const content = source('py', 5000);
