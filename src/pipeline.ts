@@ -163,11 +163,13 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
     }
     return loading;
   };
+  // texts collect read for the first time: the tokenizer counts them on its thread while score runs
+  const newTexts: string[] = [];
   const collectThenTokenizer: CollectStage = async (input, c) => {
     try {
       return await deps.collect(input, c);
     } finally {
-      void startTokenizer();
+      startTokenizer().then((tokenizer) => tokenizer.prime?.(newTexts), () => undefined);
     }
   };
   const ctx: RunContext = {
@@ -181,7 +183,10 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   const plan = options.plan ?? planBudget(config);
   const runId = options.runId ?? deps.newRunId();
 
-  ctx.onNewContent = () => deps.score.expectNewContent?.(ctx);
+  ctx.onNewContent = (file) => {
+    if (newTexts.length === 0) deps.score.expectNewContent?.(ctx);
+    newTexts.push(file.content);
+  };
   redacting.then((task) => deps.score.prepare?.(task, ctx)).catch(() => undefined);
   await deps.ensureOwnDirs(root, config);
   const { collected, facts, scoring: scored, tiering } = await scoreTask({ task: redacting, root }, ctx, { ...deps, collect: collectThenTokenizer }, time);

@@ -167,10 +167,11 @@ export interface RunContext {
    */
   env?: RuntimeEnv;
   /**
-   * Called by collect, once per run, when it reads a blob whose facts are missing: later stages
-   * will see new content (the pipeline has the score stage load its embedding model then).
+   * Called by collect for each file whose blob it reads because its facts are missing: later
+   * stages will see new content (the pipeline has the score stage load its embedding model at
+   * the first, and the tokenizer count the texts on its thread ahead of the levels).
    */
-  onNewContent?: () => void;
+  onNewContent?: (file: CandidateFile) => void;
 }
 
 /** Environment variables handed in by the entry edge. */

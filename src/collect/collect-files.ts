@@ -108,13 +108,9 @@ export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?
     // With the fact store, a blob's findings live in its collect fact: the secret cache is read
     // there but not written (a cold run would write one file per blob, ~0.3 ms each here).
     const ahead = ports.analyseAhead?.(ctx);
-    let told = false;
     const onNewBlob = (file: CandidateFile) => {
       ahead?.(file);
-      if (!told) {
-        told = true;
-        ctx.onNewContent?.();
-      }
+      ctx.onNewContent?.(file);
     };
     const indexed = store && readFileSync
       ? { ...readOptions, secretCache: readOnly(secretCache), store, kinds: factKinds, readFileSync, nowMs: ctx.nowMs, onNewBlob }

@@ -186,6 +186,8 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
       if (fullTokens === undefined) uncounted.push(file.content);
       if (detailed === undefined) prefetchOutline(file.path, file.content);
     }
+    // texts the tokenizer was given ahead (prime) count from memory once it has them
+    await ctx.tokenizer.primed?.();
     if (uncounted.length > 1) countAll(ctx.tokenizer, uncounted);
   };
   return Object.assign(build, { prepare });

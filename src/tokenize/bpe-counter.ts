@@ -12,6 +12,23 @@ import { loadEncoding, NO_SPECIAL, type BpeEncodingId } from './bpe-encoding.js'
  */
 export interface BpeCounter {
   countPieces(pieces: readonly string[]): number[];
+  /**
+   * Optional: count whole texts on the worker while this thread goes on: each text's total and
+   * every distinct piece of them with its count (split by safe-split.ts eachPiece). Undefined when that
+   * is not possible now (no worker, or this thread counts for itself by now), and the promise
+   * resolves to undefined if the worker cannot answer: the caller counts when it needs to.
+   */
+  countTextsLater?(texts: readonly string[], options?: { pieceCountsPath?: string }): Promise<CountedTexts | undefined> | undefined;
+}
+
+/**
+ * What countTextsLater answers: each text's total, and the pieces it had to count (with
+ * `pieceCountsPath` the worker looks pieces up in that file first, and those are not repeated).
+ */
+export interface CountedTexts {
+  totals: number[];
+  pieces: string[];
+  counts: number[];
 }
 
 /** How long a batch may take before the worker is taken for dead (generous: a loaded machine, a first batch waiting for the table). */
@@ -55,6 +72,15 @@ function startWorker(id: BpeEncodingId): BpeCounter | undefined {
   } catch {
     return undefined;
   }
+  // answers to countTextsLater come on the worker's own port, apart from the synchronous ones
+  const later = new Map<number, (counted: CountedTexts | undefined) => void>();
+  let nextLater = 0;
+  worker.on('message', (reply: { id: number; counted?: CountedTexts }) => {
+    later.get(reply.id)?.(reply.counted);
+    later.delete(reply.id);
+    if (later.size === 0) worker.unref();
+  });
+  // after the listener: adding a 'message' listener refs the worker's port again
   worker.unref();
   port1.unref();
   let failure: string | undefined;
@@ -65,6 +91,8 @@ function startWorker(id: BpeEncodingId): BpeCounter | undefined {
   });
   worker.on('exit', (code) => {
     failure ??= `the ${id} tokenizer thread stopped (exit ${code})`;
+    for (const settle of later.values()) settle(undefined);
+    later.clear();
     // a counter that switched to this thread stays the encoding's counter; a failed one is replaced
     if (local === undefined) workers.delete(id);
   });
@@ -90,6 +118,15 @@ function startWorker(id: BpeEncodingId): BpeCounter | undefined {
       const reply = receive(port1);
       // the thread could not count (its table did not load): this thread tries, and throws the real error if it cannot either
       return 'counts' in reply ? reply.counts : countHere(pieces);
+    },
+    countTextsLater(texts, options = {}) {
+      if (local !== undefined || failure !== undefined) return undefined;
+      const id = nextLater++;
+      // a caller may wait on this answer: the worker keeps the process alive until it comes
+      if (later.size === 0) worker.ref();
+      const answer = new Promise<CountedTexts | undefined>((settle) => later.set(id, settle));
+      worker.postMessage({ id, texts, ...(options.pieceCountsPath !== undefined ? { pieceCountsPath: options.pieceCountsPath } : {}) });
+      return answer;
     },
   };
 }

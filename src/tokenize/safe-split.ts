@@ -20,3 +20,13 @@ export function nextSafeSplit(text: string, from = 0): number {
   }
   return -1;
 }
+
+/** Each piece of `text` between safe split points, in order: what a piecewise count sums over. */
+export function eachPiece(text: string, use: (piece: string) => void): void {
+  let start = 0;
+  for (let cut = nextSafeSplit(text); cut >= 0; cut = nextSafeSplit(text, cut)) {
+    use(text.slice(start, cut));
+    start = cut;
+  }
+  if (start < text.length) use(text.slice(start));
+}

@@ -1,7 +1,7 @@
 import { UsageError } from '../errors.js';
 import { bpeCounter, inThreadCounter, type BpeCounter } from './bpe-counter.js';
 import type { PieceCounts } from './piece-counts.js';
-import { nextSafeSplit } from './safe-split.js';
+import { eachPiece } from './safe-split.js';
 
 /** Tokenizer ids accepted by config and `--tokenizer`. */
 export const TOKENIZER_IDS = ['o200k', 'cl100k', 'chars4'] as const;
@@ -17,6 +17,12 @@ export interface Tokenizer {
   count(text: string): number;
   /** Counts of several texts at once, each as `count` gives it (one batch for the pieces not remembered). */
   countMany?(texts: readonly string[]): number[];
+  /**
+   * Optional: start counting the pieces of `texts` it does not remember on another thread, while
+   * the caller goes on (texts it will count soon); `primed` settles when what was started is remembered.
+   */
+  prime?(texts: readonly string[]): void;
+  primed?(): Promise<void>;
 }
 
 /** Counts of several texts: in one batch where the tokenizer can, else one by one. */
@@ -91,19 +97,18 @@ function wrapGpt(id: TokenizerId, counter: BpeCounter, stored?: PieceCounts): To
     const missing: string[] = [];
     const owners: number[] = [];
     texts.forEach((text, owner) => {
-      const add = (piece: string) => {
+      const primed = primedTotals.get(text);
+      if (primed !== undefined) {
+        totals[owner] = primed;
+        return;
+      }
+      eachPiece(text, (piece) => {
         const n = known(piece);
         if (n === undefined) {
           missing.push(piece);
           owners.push(owner);
         } else totals[owner]! += n;
-      };
-      let start = 0;
-      for (let cut = nextSafeSplit(text); cut >= 0; cut = nextSafeSplit(text, cut)) {
-        add(text.slice(start, cut));
-        start = cut;
-      }
-      if (start < text.length) add(text.slice(start));
+      });
     });
     if (missing.length === 0) return totals;
     const unique = [...new Set(missing)];
@@ -115,10 +120,34 @@ function wrapGpt(id: TokenizerId, counter: BpeCounter, stored?: PieceCounts): To
     unique.forEach((piece, i) => remember(piece, counts[i]!, true));
     return totals;
   };
+  // Whole texts counted on the worker ahead of need (prime): their totals, by the text itself.
+  const primedTotals = new Map<string, number>();
+  let primedChars = 0;
+  let priming: Promise<void> = Promise.resolve();
+  const prime = (texts: readonly string[]): void => {
+    // the worker reads the remembered pieces itself and answers with the ones it had to count
+    const counting = texts.length > 0 ? counter.countTextsLater?.(texts, stored ? { pieceCountsPath: stored.path } : {}) : undefined;
+    if (counting === undefined) return;
+    const remembered = counting.then((counted) => {
+      if (counted === undefined) return;
+      counted.pieces.forEach((piece, i) => known(piece) === undefined && remember(piece, counted.counts[i]!, true));
+      texts.forEach((text, i) => {
+        if (primedChars + text.length > MEMO_MAX_CHARS) {
+          primedTotals.clear();
+          primedChars = 0;
+        }
+        primedTotals.set(text, counted.totals[i]!);
+        primedChars += text.length;
+      });
+    });
+    priming = Promise.all([priming, remembered.catch(() => undefined)]).then(() => undefined);
+  };
   return {
     id,
     count: (text) => countTexts([text])[0]!,
     countMany: countTexts,
+    prime,
+    primed: () => priming,
   };
 }
 
