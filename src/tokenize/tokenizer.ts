@@ -59,6 +59,8 @@ export async function createTokenizer(id: TokenizerId, options: TokenizerOptions
 const MEMO_MAX_PIECE_CHARS = 16_384;
 /** Characters of remembered pieces per tokenizer (about 2 bytes each); the oldest go first beyond it. */
 const MEMO_MAX_CHARS = 8_000_000;
+/** Characters of text one prime sends to the worker (under a second of its counting here). */
+const PRIME_MAX_CHARS = 4_000_000;
 
 /**
  * A GPT encoding behind the port. A text is counted as the sum of its pieces between safe BPE
@@ -124,7 +126,15 @@ function wrapGpt(id: TokenizerId, counter: BpeCounter, stored?: PieceCounts): To
   const primedTotals = new Map<string, number>();
   let primedChars = 0;
   let priming: Promise<void> = Promise.resolve();
-  const prime = (texts: readonly string[]): void => {
+  const prime = (given: readonly string[]): void => {
+    // bounded: the rest of a huge change set is counted when (and if) it is needed
+    const texts: string[] = [];
+    let chars = 0;
+    for (const text of given) {
+      if (chars + text.length > PRIME_MAX_CHARS) break;
+      texts.push(text);
+      chars += text.length;
+    }
     // the worker reads the remembered pieces itself and answers with the ones it had to count
     const counting = texts.length > 0 ? counter.countTextsLater?.(texts, stored ? { pieceCountsPath: stored.path } : {}) : undefined;
     if (counting === undefined) return;
