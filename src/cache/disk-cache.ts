@@ -1,6 +1,5 @@
 import { randomBytes, createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { ensureDir } from '../util/atomic-write.js';
 import { join } from 'node:path';
 import type { KeyValueCache } from '../types.js';
@@ -94,14 +93,12 @@ export function createDiskCache(options: DiskCacheOptions): KeyValueCache {
       }
       const envelope: CacheEnvelope = { format: CACHE_FORMAT_NAME, v: formatVersion, ns: namespace, key, createdMs: now(), value };
       const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-      // Unlike reads, asynchronous: a run that summarises hundreds of new blobs writes about three
-      // entries each, and the file system calls run on the thread pool while this thread goes on
-      // (a new vite checkout spent ~140 ms of its main thread in synchronous writes).
+      // Synchronous for the same reason as reads: small files, no thread-pool round trips.
       try {
-        await writeFile(temp, JSON.stringify(envelope));
-        await rename(temp, file);
+        writeFileSync(temp, JSON.stringify(envelope));
+        renameSync(temp, file);
       } catch (error) {
-        await rm(temp, { force: true });
+        rmSync(temp, { force: true });
         // The shard may have been removed by `aiwg cache clear` since we made it.
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') madeDirs.delete(shard);
         throw error;
