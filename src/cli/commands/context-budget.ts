@@ -5,7 +5,6 @@ import { requireTask } from '../../scoring/task-facts.js';
 import { writeRecord } from '../../record/write-record.js';
 import { parseHistory } from '../../assemble/history.js';
 import { createStderrReporter } from '../../util/reporter.js';
-import { renderAllocationReport } from '../render-allocation.js';
 import { createColors, shouldColor } from '../../util/color.js';
 import { InputError, UsageError } from '../../errors.js';
 import { stageFileAtomic } from '../../util/atomic-write.js';
@@ -16,7 +15,6 @@ import { budgetFlags, BUDGET_FLAG_HELP, BUDGET_FLAG_OPTIONS, parseFormat } from 
 import type { HistoryMessage } from '../../stages.js';
 import { displayPath } from '../../util/display-path.js';
 import { RUN_ID_HELP, runIdFlag } from '../run-id-flag.js';
-import { buildTokenTree, renderTokenTree } from '../../record/token-tree.js';
 import { createTokenizer } from '../../tokenize/tokenizer.js';
 import type { Config, ConfigInput } from '../../config/schema.js';
 
@@ -101,12 +99,18 @@ export const contextBudgetCommand: Command = {
       io.stdout(`${JSON.stringify(record, null, 2)}\n`);
       return 0;
     }
+    // the report's table code (display widths of every script) loads only for a report: --json and agents skip it
+    const { renderAllocationReport } = await import('../render-allocation.js');
     const report = renderAllocationReport(record, {
       showExcluded: values['show-allocation'] === true,
       includeMinimum: config.relevance_scoring.thresholds.include_minimum,
       colors: createColors(shouldColor(io.env, toStdout ? io.isTTY : io.stdoutIsTTY === true)),
     });
-    const tree = values.tree === true ? `\n${renderTokenTree(buildTokenTree(record, await candidateTokens(result.candidates ?? [], config)))}` : '';
+    let tree = '';
+    if (values.tree === true) {
+      const { buildTokenTree, renderTokenTree } = await import('../../record/token-tree.js');
+      tree = `\n${renderTokenTree(buildTokenTree(record, await candidateTokens(result.candidates ?? [], config)))}`;
+    }
     // stdout carries only the result: with `--output -` that is the context, so the report moves to stderr.
     if (toStdout) {
       io.stdout(result.rendered);
