@@ -1,4 +1,5 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { workerCalls } from '../util/worker-calls.js';
 import { compiledWorkerFile } from '../util/worker-file.js';
 import { loadEncoding, NO_SPECIAL, type BpeEncodingId } from './bpe-encoding.js';
 
@@ -73,15 +74,7 @@ function startWorker(id: BpeEncodingId): BpeCounter | undefined {
     return undefined;
   }
   // answers to countTextsLater come on the worker's own port, apart from the synchronous ones
-  const later = new Map<number, (counted: CountedTexts | undefined) => void>();
-  let nextLater = 0;
-  worker.on('message', (reply: { id: number; counted?: CountedTexts }) => {
-    later.get(reply.id)?.(reply.counted);
-    later.delete(reply.id);
-    if (later.size === 0) worker.unref();
-  });
-  // after the listener: adding a 'message' listener refs the worker's port again
-  worker.unref();
+  const later = workerCalls<{ texts: readonly string[]; pieceCountsPath?: string }, { id: number; counted?: CountedTexts }>(worker, `${id} tokenizer`);
   port1.unref();
   let failure: string | undefined;
   let batches = 0;
@@ -91,8 +84,6 @@ function startWorker(id: BpeEncodingId): BpeCounter | undefined {
   });
   worker.on('exit', (code) => {
     failure ??= `the ${id} tokenizer thread stopped (exit ${code})`;
-    for (const settle of later.values()) settle(undefined);
-    later.clear();
     // a counter that switched to this thread stays the encoding's counter; a failed one is replaced
     if (local === undefined) workers.delete(id);
   });
@@ -121,12 +112,12 @@ function startWorker(id: BpeEncodingId): BpeCounter | undefined {
     },
     countTextsLater(texts, options = {}) {
       if (local !== undefined || failure !== undefined) return undefined;
-      const id = nextLater++;
-      // a caller may wait on this answer: the worker keeps the process alive until it comes
-      if (later.size === 0) worker.ref();
-      const answer = new Promise<CountedTexts | undefined>((settle) => later.set(id, settle));
-      worker.postMessage({ id, texts, ...(options.pieceCountsPath !== undefined ? { pieceCountsPath: options.pieceCountsPath } : {}) });
-      return answer;
+      const request = { texts, ...(options.pieceCountsPath !== undefined ? { pieceCountsPath: options.pieceCountsPath } : {}) };
+      // a worker that stops answers nothing: the caller counts when it needs to
+      return later.call(request).then(
+        (reply) => reply.counted,
+        () => undefined,
+      );
     },
   };
 }

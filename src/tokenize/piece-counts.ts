@@ -1,8 +1,8 @@
-import { crc32 } from 'node:zlib';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { indexDirOf } from '../cache/cache-dir.js';
 import { ensureDir, writeFileAtomic } from '../util/atomic-write.js';
+import { decodeFramed, encodeFramed } from '../util/framed-file.js';
 
 /**
  * Token counts of text pieces (the tokenizer's pieces between safe split points), remembered
@@ -12,8 +12,8 @@ import { ensureDir, writeFileAtomic } from '../util/atomic-write.js';
  *
  * A piece is keyed by two independent 32-bit hashes of its UTF-16 code units and its length
  * (an accidental match of all three needs ~2^64 pieces). The file holds records sorted by key
- * (h1, h2, length, count: four uint32), found by binary search, behind a header with a magic,
- * the record count and a CRC-32 of the records: a file that fails any check is an empty table
+ * (h1, h2, length, count: four uint32), found by binary search, in the frame of
+ * util/framed-file.ts (magic, version, length, CRC-32): a file that fails any check is an empty table
  * (a miss), never an error. New counts are merged in and written back (temp file + rename) by
  * `save`, only when there are any.
  */
@@ -29,7 +29,8 @@ export interface PieceCounts {
 }
 
 const MAGIC = Buffer.from('AIWGPC01');
-const HEADER_BYTES = MAGIC.length + 8;
+/** The records in the frame of util/framed-file.ts; 1 was a header of its own. */
+const PIECE_COUNTS_VERSION = 2;
 const WORDS = 4;
 /** Records kept at most (16 bytes each): beyond it the table starts again from this run's counts. */
 export const MAX_PIECE_RECORDS = 4_000_000;
@@ -71,21 +72,14 @@ export async function openPieceCounts(path: string): Promise<PieceCounts> {
 }
 
 function decode(data: Buffer): Uint32Array {
-  if (data.length < HEADER_BYTES || !data.subarray(0, MAGIC.length).equals(MAGIC)) return new Uint32Array(0);
-  const records = data.readUInt32LE(MAGIC.length);
-  const body = data.subarray(HEADER_BYTES);
-  if (body.length !== records * WORDS * 4 || crc32(body) !== data.readUInt32LE(MAGIC.length + 4)) return new Uint32Array(0);
-  // a copy: aligned, and independent of the read buffer
-  return new Uint32Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.length));
+  const framed = decodeFramed(data, MAGIC, PIECE_COUNTS_VERSION, 'aiwg piece-count file');
+  if ('problem' in framed) return new Uint32Array(0);
+  const table = framed.value;
+  return table instanceof Uint32Array && table.length % WORDS === 0 ? table : new Uint32Array(0);
 }
 
 function encode(table: Uint32Array): Buffer {
-  const body = Buffer.from(table.buffer, table.byteOffset, table.byteLength);
-  const header = Buffer.alloc(HEADER_BYTES);
-  MAGIC.copy(header);
-  header.writeUInt32LE(table.length / WORDS, MAGIC.length);
-  header.writeUInt32LE(crc32(body), MAGIC.length + 4);
-  return Buffer.concat([header, body]);
+  return encodeFramed(MAGIC, PIECE_COUNTS_VERSION, table);
 }
 
 /** The count of the record with this key, by binary search over the sorted table. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Reporter } from '../../types.js';
 import { buildStaticEmbeddingModel, TOKENIZER_RULES, zipfWeight } from './static-model-builder.js';
 import { readWinkVectors } from './wink-vectors-reader.js';
+import { MODEL_FILES } from './static-model-pack.js';
 
 /**
  * The shipped default embedding model, `aiwg/glove-100d`: GloVe 6B 100-d word vectors (from the
@@ -82,8 +83,7 @@ export async function ensureGloveModel(options: GloveModelOptions): Promise<stri
 }
 
 export async function isBuiltModelDir(dir: string): Promise<boolean> {
-  const files = ['config.json', 'tokenizer.json', 'tokenizer_config.json', join('onnx', 'model.onnx')];
-  const present = await Promise.all(files.map((f) => stat(join(dir, f)).then((s) => s.isFile(), () => false)));
+  const present = await Promise.all(MODEL_FILES.map((f) => stat(join(dir, f)).then((s) => s.isFile(), () => false)));
   return present.every(Boolean);
 }
 

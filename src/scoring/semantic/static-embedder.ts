@@ -4,7 +4,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Embedder } from '../../types.js';
 import { loadOnnxProto } from './onnx-gather-graph.js';
 import { modelStamps, readStaticModelPack, writeStaticModelPack, type StaticModelPack } from './static-model-pack.js';
-import { startStaticEmbedThread, ThreadGone, type StaticEmbedThread } from './static-embed-thread.js';
+import { startStaticEmbedThread, type StaticEmbedThread } from './static-embed-thread.js';
+import { WorkerGone } from '../../util/worker-calls.js';
 import { compileStaticTokenizer, type StaticTokenizer } from './static-tokenizer.js';
 import { normalizeLikeTransformers, sanitize } from './unit-vector.js';
 
@@ -47,7 +48,7 @@ export async function createStaticEmbedder(options: StaticEmbedderOptions & { th
     try {
       return await use(current);
     } catch (error) {
-      if (!(error instanceof ThreadGone)) throw error;
+      if (!(error instanceof WorkerGone)) throw error;
       thread = null;
       return undefined;
     }

@@ -14,8 +14,8 @@ import { decodeFramed, encodeFramed } from '../../util/framed-file.js';
 export const STATIC_PACK_FILE = 'aiwg-static.pack';
 const MAGIC = Buffer.from('AIWGSEM1', 'latin1');
 const PACK_VERSION = 1;
-/** The model files a pack is made from, in the order of its stamps. */
-export const STATIC_MODEL_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', join('onnx', 'model.onnx')] as const;
+/** The files of a model directory (what isBuiltModelDir checks), and what a pack is made from, in the order of its stamps. */
+export const MODEL_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', join('onnx', 'model.onnx')] as const;
 
 export interface StaticModelPack {
   /** tokenizer.json with `model.vocab` emptied: the vocabulary is in `vocabKeys`/`vocabIds`. */
@@ -69,6 +69,6 @@ export async function writeStaticModelPack(dir: string, pack: StaticModelPack, s
  * version; a rebuild that changed the model changes the table's or the vocabulary's size.
  */
 export async function modelStamps(dir: string): Promise<string> {
-  const stats = await Promise.all(STATIC_MODEL_FILES.map((name) => stat(join(dir, name))));
+  const stats = await Promise.all(MODEL_FILES.map((name) => stat(join(dir, name))));
   return stats.map((s) => String(s.size)).join('|');
 }
