@@ -118,7 +118,9 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
     cached.full = fullTokens !== undefined;
     if (fullTokens === undefined) {
       fullTokens = tokenizer.count(file.content);
-      await store(ctx, ports.tokenCache, tokenizer.id, file.hash, String(fullTokens));
+      // the detailed entry written below carries the count when it is keyed by content: one write, not two
+      const carried = detailed === undefined && subject === file.hash && ports.summaryCache !== undefined;
+      if (!carried) await store(ctx, ports.tokenCache, tokenizer.id, file.hash, String(fullTokens));
     }
     const full: LevelText = { content: file.content, tokens: fullTokens };
 

@@ -9,6 +9,10 @@ const run = (argv: string[], cwd: string, env: Record<string, string> = {}) => r
 
 async function filledRepo() {
   const root = mkdtempSync(join(tmpdir(), 'aiwg-cache-cli-'));
+  // Levels keyed by path: their entries do not carry the file's token count, so the token cache
+  // gets an entry per file too (keyed by content, the detailed entry carries it and none is written).
+  mkdirSync(join(root, '.aiwg', 'rag'), { recursive: true });
+  writeFileSync(join(root, '.aiwg', 'rag', 'config.yaml'), 'summarization:\n  caching:\n    invalidate_on_change: false\n');
   writeFileSync(join(root, 'a.ts'), 'export function a(): number {\n  return 1;\n}\n');
   writeFileSync(join(root, 'b.md'), '# B\n\nAbout b.\n');
   for (const file of ['a.ts', 'b.md']) expect((await run(['summarize', file], root)).code).toBe(0);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -65,7 +65,8 @@ describe('createLevelsStage', () => {
     expect(cold.parses).toBe(2);
     // Namespaces, beside the marker that tells `aiwg cache clear` the directory is ours.
     expect(readdirSync(join(root, '.aiwg', 'rag', 'summaries')).sort()).toEqual([CACHE_MARKER, 'detailed', 'summary']);
-    expect(readdirSync(join(root, '.aiwg', 'rag', 'tokens')).sort()).toEqual([CACHE_MARKER, 'chars4']);
+    // The detailed entry, keyed by content, carries the file's token count: no token-count entry.
+    expect(existsSync(join(root, '.aiwg', 'rag', 'tokens'))).toBe(false);
 
     const warm = countingSyntax();
     const second = await createLevelsStage({ root, config }, { syntax: warm, now: clock.now })(input, ctx());
@@ -121,7 +122,7 @@ describe('createLevelsStage', () => {
     const { root, ctx } = setup();
     const config = ConfigSchema.parse({ cache: { dir: shared } });
     await createLevelsStage({ root, config })({ root, files: [file('a.ts', SOURCE)], lastModifiedMs: new Map() }, ctx());
-    expect(readdirSync(shared).sort()).toEqual(['summaries', 'tokens']);
+    expect(readdirSync(shared).sort()).toEqual(['summaries']);
     expect(readdirSync(root)).toEqual([]);
   });
 
@@ -139,7 +140,8 @@ describe('createLevelsStage', () => {
   });
 
   it('a cache that cannot be written is a warning, not a failure', async () => {
-    const { config, ctx } = setup();
+    // keyed by path, so the token count is written to its own cache too
+    const { config, ctx } = setup({ summarization: { caching: { invalidate_on_change: false } } });
     const failing = { get: async () => undefined, set: async () => Promise.reject(Object.assign(new Error('no space'), { code: 'ENOSPC' })) };
     const context = ctx();
     const failingTokens = { ...failing };

@@ -18,7 +18,9 @@ export interface RenderLimit {
 export function renderOutline(items: OutlineItem[], options: RenderLimit): string {
   const { tokenizer, limit } = options;
   const full = renderItems(items, new Set());
-  if (limit < 0 || tokenizer.count(full) <= limit) return full;
+  if (limit < 0) return full;
+  const fullTokens = tokenizer.count(full);
+  if (fullTokens <= limit) return full;
   const order = dropOrder(items);
   const exact = new Map<number, string>();
   const render = (k: number) => {
@@ -33,10 +35,10 @@ export function renderOutline(items: OutlineItem[], options: RenderLimit): strin
   const fits = (k: number) => k > 0 && tokenizer.count(render(k)) <= limit;
   const n = order.length;
   if (!fits(n)) return cutToLimit(render(n), options);
-  // Find the fewest drops that fit. Per-item counts give a first guess (token counts are
-  // nearly additive over lines); exact counts then gallop from it and bisect, so a large
-  // outline costs a handful of exact counts instead of log2(items).
-  const guess = estimateDrops(items, order, tokenizer, tokenizer.count(full), limit);
+  // Find the fewest drops that fit. Per-item estimates give a first guess (token counts are
+  // nearly proportional to characters over a file); exact counts then gallop from it and
+  // bisect, so a large outline costs a handful of exact counts instead of log2(items).
+  const guess = estimateDrops(items, order, full, fullTokens, limit);
   let lo: number;
   let hi: number;
   if (fits(guess)) {
@@ -66,12 +68,20 @@ export function renderOutline(items: OutlineItem[], options: RenderLimit): strin
   return render(hi);
 }
 
-/** Smallest number of drops whose estimated tokens (sum of per-item counts) fit, at least 1. */
-function estimateDrops(items: OutlineItem[], order: OutlineItem[], tokenizer: Tokenizer, total: number, limit: number): number {
+/**
+ * Smallest number of drops whose estimated tokens fit, at least 1. An item's own tokens are
+ * estimated from its characters at the whole outline's exact tokens-per-character: a guess only
+ * (the exact search starts from it), and one that costs no counting.
+ */
+function estimateDrops(items: OutlineItem[], order: OutlineItem[], fullText: string, total: number, limit: number): number {
+  const perChar = fullText.length > 0 ? total / fullText.length : 0;
   const own = new Map<OutlineItem, number>();
   const measure = (list: OutlineItem[]) => {
     for (const item of list) {
-      own.set(item, tokenizer.count([...item.lines, ...item.closing].join('\n')) + 1);
+      let chars = 0;
+      for (const line of item.lines) chars += line.length + 1;
+      for (const line of item.closing) chars += line.length + 1;
+      own.set(item, Math.ceil(chars * perChar));
       measure(item.children);
     }
   };
