@@ -15,7 +15,6 @@ import { createEmbedder } from '../src/scoring/semantic/embedder.js';
 import { ensureGloveModel } from '../src/scoring/semantic/glove-model.js';
 import { semanticAlignment } from '../src/scoring/semantic/semantic-alignment.js';
 import { chunkFile } from '../src/scoring/semantic/chunker.js';
-import { createDefinitionExtractor } from '../src/summarize/syntax/definitions.js';
 
 const SOURCE_EXTENSIONS = /\.(ts|js|mjs|cjs|tsx)$/;
 const MAX_FILE_BYTES = 200_000;
@@ -49,15 +48,11 @@ async function main(): Promise<void> {
     const task = 'retry the http request with exponential backoff when the socket times out';
 
     t = timer();
-    const extractor = createDefinitionExtractor();
     const texts: string[] = [];
-    let byDefinitions = 0;
     for (const f of files) {
-      const { chunks, method } = await chunkFile(f.path, f.content, config.relevance_scoring.embedding.chunk_chars, extractor);
-      if (method === 'definitions') byDefinitions++;
-      for (const c of chunks) texts.push(`${f.path}\n${c.text}`);
+      for (const c of chunkFile(f.content, config.relevance_scoring.embedding.chunk_chars)) texts.push(`${f.path}\n${c.text}`);
     }
-    console.log(`chunking alone: ${texts.length} chunks (${byDefinitions} files by tree-sitter definitions) in ${t.text()}`);
+    console.log(`chunking alone: ${texts.length} chunks in ${t.text()}`);
     const sample = texts.slice(0, 5000);
     t = timer();
     await embedder.embed(sample);

@@ -16,7 +16,6 @@ import { createTokenizer, loadingTokenizer, type Tokenizer, type TokenizerOption
 import { openPieceCounts, pieceCountsPath, type PieceCounts } from './tokenize/piece-counts.js';
 import { resolveCacheDir } from './cache/cache-dir.js';
 import { createCollectStage } from './collect/collect-files.js';
-import { outlineAhead } from './summarize/syntax/outline-pool.js';
 import { createSecretCache } from './security/secret-cache.js';
 import { redactSecrets } from './security/redact-secrets.js';
 import { createScoreStage } from './scoring/score-files.js';
@@ -112,7 +111,7 @@ export async function scoreTask(
  */
 export function defaultDeps(config: Config, root: string, options: { longLived?: boolean } = {}): PipelineDeps {
   return {
-    collect: createCollectStage({ secretCache: createSecretCache(root, config), analyseAhead: outlineAhead }),
+    collect: createCollectStage({ secretCache: createSecretCache(root, config) }),
     score: createScoreStage({ root, config, ...(options.longLived ? { longLived: true } : {}) }),
     levels: createLevelsStage({ root, config }),
     allocate: allocateContext,

@@ -107,11 +107,7 @@ export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?
     const readFileSync = fs.readFileSync?.bind(fs);
     // With the fact store, a blob's findings live in its collect fact: the secret cache is read
     // there but not written (a cold run would write one file per blob, ~0.3 ms each here).
-    const ahead = ports.analyseAhead?.(ctx);
-    const onNewBlob = (file: CandidateFile) => {
-      ahead?.(file);
-      ctx.onNewContent?.(file);
-    };
+    const onNewBlob = (file: CandidateFile) => ctx.onNewContent?.(file);
     const indexed = store && readFileSync
       ? { ...readOptions, secretCache: readOnly(secretCache), store, kinds: factKinds, readFileSync, nowMs: ctx.nowMs, onNewBlob }
       : undefined;

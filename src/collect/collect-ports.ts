@@ -95,12 +95,6 @@ export interface CollectPorts {
   factStore: FactStorePort;
   /** Fact kinds extracted from every blob read (default: src/facts/registry.ts). */
   factKinds: ReadonlyArray<FactKind<unknown>>;
-  /**
-   * Optional, asked once per run: a callback told each candidate whose blob this run reads and
-   * analyses (its facts were missing), as it is read, so a later stage can start on it meanwhile
-   * (the pipeline parses outlines on another thread). Default none.
-   */
-  analyseAhead?: (ctx: RunContext) => ((file: CandidateFile) => void) | undefined;
 }
 
 /** Settings every git child gets whatever the caller's environment. */

@@ -6,7 +6,6 @@ import type { CollectStage, HistoryMessage, RenderFormat } from '../stages.js';
 import type { CollectResult, Reporter } from '../types.js';
 import { resolveCacheDir } from '../cache/cache-dir.js';
 import { createCollectStage } from '../collect/collect-files.js';
-import { outlineAhead } from '../summarize/syntax/outline-pool.js';
 import { factStorePath, openFactStore, type FactStore } from '../facts/fact-store.js';
 import { defaultDeps, runContextBudget, type PipelineDeps, type PipelineResult } from '../pipeline.js';
 import { createChars4Tokenizer, memoiseTokenizers } from '../tokenize/tokenizer.js';
@@ -65,7 +64,7 @@ export function createRepoIndex(options: RepoIndexOptions): RepoIndex {
     return store;
   };
   const watch = createTreeWatch();
-  const collect = warmCollect(createCollectStage({ factStore: storeFor, analyseAhead: outlineAhead }), now, watch);
+  const collect = warmCollect(createCollectStage({ factStore: storeFor }), now, watch);
   // The tokenizer too stays warm: its table loads once, its remembered counts serve every query.
   const createTokenizer = memoiseTokenizers(options.deps?.createTokenizer);
   const deps: PipelineDeps = { ...defaultDeps(options.config, root, { longLived: true }), ...options.deps, createTokenizer, collect };

@@ -8,7 +8,7 @@ import { applyPreserve, preservesAll } from './outline/preserve.js';
 import { focusOutline, mentionsAny } from './outline/focus.js';
 import { buildStub } from './stub.js';
 import type { SyntaxEngine } from './syntax/engine.js';
-import { prefetchOutline } from './syntax/outline-pool.js';
+import { prefetchOutlines } from './syntax/outline-pool.js';
 import { LOCAL_SUMMARIZER, summarizeLocally } from './summarizers/local.js';
 import type { LlmSummarizer } from './summarizers/llm.js';
 
@@ -183,11 +183,13 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
   };
   const prepare: BuildFileLevels['prepare'] = async (files, ctx) => {
     const uncounted: string[] = [];
+    const unparsed: CandidateFile[] = [];
     for (const file of files) {
       const { detailed, fullTokens } = await cachedDetailedAndFull(file, ctx.tokenizer);
       if (fullTokens === undefined) uncounted.push(file.content);
-      if (detailed === undefined) prefetchOutline(file.path, file.content);
+      if (detailed === undefined) unparsed.push(file);
     }
+    prefetchOutlines(unparsed);
     // texts the tokenizer was given ahead (prime) count from memory once it has them
     await ctx.tokenizer.primed?.();
     if (uncounted.length > 1) countAll(ctx.tokenizer, uncounted);

@@ -48,12 +48,12 @@ describe('embeddings through Redis', () => {
     const ctx = testContext({ config: configWith({ chunk_chars: 80 }) });
     const far = () => createRedisCache({ url: redis.url, idleMs: 10 });
     const a = countingEmbedder(embedder);
-    const ra = await semanticAlignment({ task: TASK, files: corpus }, ctx, { embedder: a, cacheDir: join(tmp.root, 'host-a'), definitions: null, far: far() });
+    const ra = await semanticAlignment({ task: TASK, files: corpus }, ctx, { embedder: a, cacheDir: join(tmp.root, 'host-a'), far: far() });
     expect(ra.embedded).toBe(ra.chunks);
     expect(ra.farHits).toBe(0);
 
     const b = countingEmbedder(embedder);
-    const rb = await semanticAlignment({ task: TASK, files: corpus }, ctx, { embedder: b, cacheDir: join(tmp.root, 'host-b'), definitions: null, far: far() });
+    const rb = await semanticAlignment({ task: TASK, files: corpus }, ctx, { embedder: b, cacheDir: join(tmp.root, 'host-b'), far: far() });
     expect(b.texts).toEqual([]);
     expect(rb.embedded).toBe(0);
     // Every file's chunk list, every chunk vector and the task vector came from Redis.
@@ -64,7 +64,7 @@ describe('embeddings through Redis', () => {
 
     // A host without Redis embeds everything again: the baseline B was spared.
     const c = countingEmbedder(embedder);
-    await semanticAlignment({ task: TASK, files: corpus }, ctx, { embedder: c, cacheDir: join(tmp.root, 'host-c'), definitions: null });
+    await semanticAlignment({ task: TASK, files: corpus }, ctx, { embedder: c, cacheDir: join(tmp.root, 'host-c') });
     expect(c.texts.length).toBe(ra.chunks + 1);
   });
 

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCollectStage } from '../../src/collect/collect-files.js';
 import { ConfigSchema } from '../../src/config/schema.js';
-import type { CandidateFile } from '../../src/types.js';
 import { emptyFactStore, factStorePath, FACT_STORE_VERSION, openFactStore } from '../../src/facts/fact-store.js';
 import { makeFixtureRepo, makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
 import { testContext } from '../helpers/fakes.js';
@@ -105,12 +104,14 @@ describe('collect through the fact store', () => {
       },
     };
     const context = testContext({ config: ConfigSchema.parse({ cache: { dir: cacheDir } }), nowMs: Date.now() });
-    const ahead: string[] = [];
-    const analyseAhead = () => (file: CandidateFile) => void ahead.push(`${file.path}:${file.content.length}`);
     const newContent: string[] = [];
-    context.onNewContent = (file) => void newContent.push(file.path);
-    const result = await createCollectStage({ fs, factStore: diskFactStore, analyseAhead })({ root }, context);
-    return { result, read: read.sort(), ahead: ahead.sort(), newContent: newContent.sort(), warnings: result.warnings };
+    const sizes: string[] = [];
+    context.onNewContent = (file) => {
+      newContent.push(file.path);
+      sizes.push(`${file.path}:${file.content.length}`);
+    };
+    const result = await createCollectStage({ fs, factStore: diskFactStore })({ root }, context);
+    return { result, read: read.sort(), newContent: newContent.sort(), sizes: sizes.sort(), warnings: result.warnings };
   }
 
   it('re-reads a file changed within the racy window on every run until it settles', async () => {
@@ -137,14 +138,12 @@ describe('collect through the fact store', () => {
     settle(repo.root, ['src/c.py', 'new.md']);
     const edited = await countingCollect(repo.root, cache);
     expect(edited.read).toEqual(['new.md', 'src/c.py']);
-    // only blobs read this run are handed ahead, with their content
-    expect(cold.ahead).toEqual(Object.keys(files).sort().map((path) => `${path}:${files[path as keyof typeof files].length}`));
-    expect(warm.ahead).toEqual([]);
-    // the run is told of each file with new content, and a warm run of none
+    // the run is told of each file with new content (and given it), and a warm run of none
+    expect(cold.sizes).toEqual(Object.keys(files).sort().map((path) => `${path}:${files[path as keyof typeof files].length}`));
     expect(cold.newContent).toEqual(cold.read);
     expect(warm.newContent).toEqual([]);
     expect(edited.newContent).toEqual(['new.md', 'src/c.py']);
-    expect(edited.ahead).toEqual([`new.md:${'# new\n'.length}`, `src/c.py:${'import sys\nprint(sys.argv)\n'.length}`]);
+    expect(edited.sizes).toEqual([`new.md:${'# new\n'.length}`, `src/c.py:${'import sys\nprint(sys.argv)\n'.length}`]);
     expect((await countingCollect(repo.root, cache)).read).toEqual([]);
   });
 

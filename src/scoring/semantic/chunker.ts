@@ -1,12 +1,10 @@
-import type { Definition } from '../../summarize/syntax/definitions.js';
-
 /**
- * Splits a file into chunks of at most `maxChars` characters for embedding. Blocks come from the
- * file's top-level definitions when a definitions extractor knows the language, otherwise from
- * line structure (a blank line followed by an unindented line, or an unindented definition
- * keyword). Consecutive small blocks are packed together up to `maxChars`; a block too large for
- * one chunk is cut into line windows that overlap by ~WINDOW_OVERLAP of a chunk; a single line
- * longer than a chunk (minified code) is cut by characters.
+ * Splits a file into chunks of at most `maxChars` characters for embedding. Blocks come from line
+ * structure (a blank line followed by an unindented line, or an unindented definition keyword),
+ * which needs no parse: a checkout's changed files are chunked in microseconds, and only the files
+ * a context shows are parsed (for their outline). Consecutive small blocks are packed together up
+ * to `maxChars`; a block too large for one chunk is cut into line windows that overlap by
+ * ~WINDOW_OVERLAP of a chunk; a single line longer than a chunk (minified code) is cut by characters.
  */
 export interface Chunk {
   /** 1-based, inclusive. */
@@ -15,11 +13,11 @@ export interface Chunk {
   text: string;
 }
 
-/** The summarize area's extractor: null when the language is unsupported. */
-export type DefinitionsExtractor = (path: string, content: string) => Promise<Definition[] | null>;
-
-/** Bump when chunk boundaries change: cached file -> chunk maps are keyed by it. */
-export const CHUNKER_VERSION = 1;
+/**
+ * Bump when chunk boundaries change: cached file -> chunk maps are keyed by it. 2: blocks by line
+ * structure for every language (1 took them from tree-sitter definitions where a grammar existed).
+ */
+export const CHUNKER_VERSION = 2;
 /** A huge file costs at most this many chunks (the first ones); docs/embeddings.md says why. */
 export const MAX_CHUNKS_PER_FILE = 128;
 const WINDOW_OVERLAP = 0.15;
@@ -27,46 +25,14 @@ const DEFINITION_START =
   /^(?:(?:export|default|pub(?:\([\w:]+\))?|public|private|protected|internal|static|async|abstract|final|declare|unsafe|extern)\s+)*(?:function\*?|class|interface|type|enum|const|let|var|def|fn|func|struct|impl|trait|mod|module|namespace|object|record|macro_rules!)\s/;
 const BLOCK_OPENER = /^[A-Za-z_$@#/[<"'*]/;
 
+/** The chunks of a file: at most MAX_CHUNKS_PER_FILE, the first ones. */
+export function chunkFile(content: string, maxChars: number): Chunk[] {
+  return chunkByLines(content, maxChars).slice(0, MAX_CHUNKS_PER_FILE);
+}
+
 export function chunkByLines(content: string, maxChars: number): Chunk[] {
   const lines = splitLines(content);
   return packBlocks(lines, lineBlocks(lines, 0, lines.length - 1), maxChars);
-}
-
-/** Chunks along top-level definitions; the text between them is chunked by lines. */
-export function chunkByDefinitions(content: string, definitions: readonly Definition[], maxChars: number): Chunk[] {
-  const lines = splitLines(content);
-  const last = lines.length - 1;
-  const topLevel: Array<[number, number]> = [];
-  for (const def of [...definitions].sort((a, b) => a.startLine - b.startLine || b.endLine - a.endLine)) {
-    const start = Math.max(0, def.startLine - 1);
-    const end = Math.min(last, def.endLine - 1);
-    if (end < start) continue;
-    const previous = topLevel[topLevel.length - 1];
-    if (previous && start <= previous[1]) continue;
-    topLevel.push([start, end]);
-  }
-  const blocks: Array<[number, number]> = [];
-  let cursor = 0;
-  for (const [start, end] of topLevel) {
-    if (start > cursor) blocks.push(...lineBlocks(lines, cursor, start - 1));
-    blocks.push([start, end]);
-    cursor = end + 1;
-  }
-  if (cursor <= last) blocks.push(...lineBlocks(lines, cursor, last));
-  return packBlocks(lines, blocks, maxChars);
-}
-
-/** Definitions when the extractor knows the language, line structure otherwise. */
-export async function chunkFile(
-  path: string,
-  content: string,
-  maxChars: number,
-  extractor?: DefinitionsExtractor,
-): Promise<{ chunks: Chunk[]; method: 'definitions' | 'lines' }> {
-  let definitions: Definition[] | null = null;
-  if (extractor) definitions = await extractor(path, content).catch(() => null);
-  const chunks = definitions && definitions.length > 0 ? chunkByDefinitions(content, definitions, maxChars) : chunkByLines(content, maxChars);
-  return { chunks: chunks.slice(0, MAX_CHUNKS_PER_FILE), method: definitions && definitions.length > 0 ? 'definitions' : 'lines' };
 }
 
 function splitLines(content: string): string[] {

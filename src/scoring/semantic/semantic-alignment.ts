@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { CandidateFile, Embedder, KeyValueCache, RunContext } from '../../types.js';
 import { indexDirOf } from '../../cache/cache-dir.js';
 import { annSearch, type AnnHandle } from './ann-index.js';
-import { chunkFile, CHUNKER_VERSION, type DefinitionsExtractor } from './chunker.js';
+import { chunkFile, CHUNKER_VERSION } from './chunker.js';
 import { openEmbeddingStore, type EmbeddingStore } from './embedding-store.js';
 import { createFarTier } from './far-embeddings.js';
 
@@ -12,8 +12,6 @@ export interface SemanticAlignmentDeps {
   cacheDir: string;
   /** Where the ANN index is kept; default (and production) `<cacheDir>/index`, beside the vectors. */
   indexDir?: string;
-  /** Definitions extractor for chunking; default: the summarize area's tree-sitter one; null: lines only. */
-  definitions?: DefinitionsExtractor | null;
   /** The embedding store, already open (a long-lived caller keeps one); default: read it from `cacheDir` now. */
   store?: EmbeddingStore;
   /**
@@ -94,8 +92,7 @@ export async function semanticAlignment(
   const far = deps.far ? createFarTier(deps.far, embedder) : undefined;
   const memo = deps.memo;
   try {
-    const extractor = deps.definitions === undefined ? await loadDefinitionsExtractor() : deps.definitions;
-    const settings = `${CHUNKER_VERSION}|${chunkChars}|${extractor ? 'defs' : 'lines'}`;
+    const settings = `${CHUNKER_VERSION}|${chunkChars}`;
     const missing = new Map<string, string>();
     const last = memo?.last;
     if (last !== undefined && last.files === input.files && last.settings === settings && !far) {
@@ -110,7 +107,7 @@ export async function semanticAlignment(
         usedFileKeys.push(fileKey);
         let hashes = store.getFileChunks(fileKey);
         if (!hashes || hashes.some((h) => !store.getVector(h))) {
-          const { chunks } = await chunkFile(file.path, file.content, chunkChars, extractor ?? undefined);
+          const chunks = chunkFile(file.content, chunkChars);
           hashes = [];
           for (const chunk of chunks) {
             const text = `${file.path}\n${chunk.text}`;
@@ -204,16 +201,6 @@ async function embedMissing(store: EmbeddingStore, embedder: Embedder, missing: 
   }
   if (keys.length > 0) ctx.reporter.progress(`embedding (${embedder.id})`, keys.length, keys.length);
   return keys.length;
-}
-
-/** The summarize area's tree-sitter definitions, one engine per run (each grammar loads once). */
-async function loadDefinitionsExtractor(): Promise<DefinitionsExtractor | null> {
-  try {
-    const { createDefinitionExtractor } = await import('../../summarize/syntax/definitions.js');
-    return createDefinitionExtractor();
-  } catch {
-    return null;
-  }
 }
 
 function dot(a: Float32Array, b: Float32Array): number {

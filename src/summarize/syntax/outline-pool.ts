@@ -1,5 +1,4 @@
 import { Worker } from 'node:worker_threads';
-import type { CandidateFile, RunContext } from '../../types.js';
 import { languageForContent } from '../languages/index.js';
 import type { OutlineItem } from '../outline/types.js';
 import { compiledWorkerFile } from '../../util/worker-file.js';
@@ -7,11 +6,11 @@ import { knownOutline } from './outline-memo.js';
 import { TAKEN_BY_CALLER, type OutlineReply, type OutlineRequest } from './outline-protocol.js';
 
 /**
- * Syntax outlines of new blobs, parsed on a second thread while this one goes on. Collect hands
- * each blob it reads for the first time to `outlineAhead` (the chunker of the semantic scorer and
- * the detailed level parse every such blob later); the texts are posted to a worker thread at
- * once, which parses them from the newest back, and `claimOutline` hands a result to the engine
- * once. A text the worker has not started when the engine asks for it is taken back (one
+ * Syntax outlines of new blobs, parsed on a second thread while this one goes on. The levels stage
+ * hands over the files it will build whose detailed level no cache holds (`prefetchOutlines`);
+ * the texts are posted to a worker thread at once, which parses them from the last back, and
+ * `claimOutline` hands a result to the engine once. A text the worker has not started when the
+ * engine asks for it is taken back (one
  * compare-and-swap on its shared slot) and parsed by the caller, so the two threads share the work
  * from both ends and neither waits for the other's messages. One worker per process, started on
  * the first blob, unref'd except while a caller waits on it; without one (no compiled worker
@@ -72,14 +71,13 @@ export interface OutlinePoolCounts {
 let pool: Pool | undefined | null;
 
 /**
- * Collect's per-run hook (CollectPorts.analyseAhead): when the run will chunk files for the
- * semantic scorer, a callback that starts the outline of each new blob; else undefined. What an
- * earlier run started and never claimed is dropped here.
+ * Start the outlines of the files a run is about to build levels for (the levels stage's
+ * prepare): what an earlier call started and nobody claimed is dropped first, so a long-lived
+ * process never holds texts of past runs.
  */
-export function outlineAhead(ctx: RunContext): ((file: CandidateFile) => void) | undefined {
-  if (ctx.config.relevance_scoring.scoring_method === 'keyword') return undefined;
+export function prefetchOutlines(files: ReadonlyArray<{ path: string; content: string }>): void {
   if (pool) forgetUnclaimed(pool);
-  return (file) => prefetchOutline(file.path, file.content);
+  for (const file of files) prefetchOutline(file.path, file.content);
 }
 
 /** Start parsing a text's outline on the worker thread (nothing when its language has no grammar). */

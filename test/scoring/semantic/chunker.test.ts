@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { chunkByDefinitions, chunkByLines, chunkFile, MAX_CHUNKS_PER_FILE } from '../../../src/scoring/semantic/chunker.js';
-import { createDefinitionExtractor, type Definition } from '../../../src/summarize/syntax/definitions.js';
+import { chunkByLines, chunkFile, MAX_CHUNKS_PER_FILE } from '../../../src/scoring/semantic/chunker.js';
 
 const ts = [
   "import { a } from './a.js';",
@@ -66,41 +65,14 @@ describe('chunkByLines', () => {
   });
 });
 
-describe('chunkByDefinitions', () => {
-  const defs: Definition[] = [
-    { name: 'first', kind: 'function', startLine: 4, endLine: 6, exported: true },
-    { name: 'Second', kind: 'class', startLine: 8, endLine: 13, exported: true },
-    { name: 'run', kind: 'method', startLine: 9, endLine: 12, exported: false },
-    { name: 'third', kind: 'variable', startLine: 14, endLine: 14, exported: false },
-  ];
-  it('keeps each definition whole when it fits, nested ones inside', () => {
-    expect(ranges(chunkByDefinitions(ts, defs, 60))).toEqual([[1, 3], [4, 7], [8, 13], [14, 14]]);
-  });
-  it('does not cut the class at its inner blank line', () => {
-    const chunks = chunkByDefinitions(ts, defs, 60);
+describe('chunkFile', () => {
+  it('does not cut a class at a blank line inside it (its next line is indented)', () => {
+    const chunks = chunkFile(ts, 60);
+    expect(ranges(chunks)).toEqual([[1, 3], [4, 7], [8, 13], [14, 14]]);
     expect(chunks.find((c) => c.startLine === 8)!.text).toContain('return 2;');
   });
-});
-
-describe('chunkFile', () => {
-  it('uses definitions when the extractor knows the language, lines when it returns null', async () => {
-    const known = await chunkFile('a.ts', ts, 70, async () => [{ name: 'first', kind: 'function', startLine: 4, endLine: 6, exported: true }]);
-    expect(known.method).toBe('definitions');
-    const unknown = await chunkFile('a.xyz', ts, 70, async () => null);
-    expect(unknown.method).toBe('lines');
-    const failing = await chunkFile('a.ts', ts, 70, async () => {
-      throw new Error('parse error');
-    });
-    expect(failing.method).toBe('lines');
-  });
-  it('chunks TypeScript along the definitions tree-sitter finds', async () => {
-    const { chunks, method } = await chunkFile('src/a.ts', ts, 60, createDefinitionExtractor());
-    expect(method).toBe('definitions');
-    expect(ranges(chunks)).toEqual([[1, 3], [4, 7], [8, 13], [14, 14]]);
-  });
-  it('caps the chunks of a huge file', async () => {
+  it('caps the chunks of a huge file', () => {
     const content = Array.from({ length: 5000 }, (_, i) => `line ${i}\n`).join('\n');
-    const { chunks } = await chunkFile('big.txt', content, 50);
-    expect(chunks.length).toBe(MAX_CHUNKS_PER_FILE);
+    expect(chunkFile(content, 50).length).toBe(MAX_CHUNKS_PER_FILE);
   });
 });

@@ -30,7 +30,7 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
 
   it('ranks the file of the task\'s topic first', async () => {
     const ctx = testContext({ config: configWith({}) });
-    const result = await semanticAlignment({ task: 'add retry with backoff to the http client', files: corpus }, ctx, { embedder, cacheDir: join(tmp.root, 'c1'), definitions: null });
+    const result = await semanticAlignment({ task: 'add retry with backoff to the http client', files: corpus }, ctx, { embedder, cacheDir: join(tmp.root, 'c1') });
     const ranked = [...result.scores].sort((a, b) => b[1] - a[1]).map(([p]) => p);
     expect(ranked[0]).toBe('src/http/client.ts');
     expect(result.modelId).toBe(embedder.id);
@@ -42,18 +42,18 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
     const cacheDir = join(tmp.root, 'c2');
     const ctx = testContext({ config: configWith({ chunk_chars: 80 }) });
     const first = countingEmbedder(embedder);
-    const r1 = await semanticAlignment({ task: 'load the yaml config', files: corpus }, ctx, { embedder: first, cacheDir, definitions: null });
+    const r1 = await semanticAlignment({ task: 'load the yaml config', files: corpus }, ctx, { embedder: first, cacheDir });
     expect(r1.embedded).toBe(r1.chunks);
 
     const second = countingEmbedder(embedder);
-    const r2 = await semanticAlignment({ task: 'load the yaml config', files: corpus }, ctx, { embedder: second, cacheDir, definitions: null });
+    const r2 = await semanticAlignment({ task: 'load the yaml config', files: corpus }, ctx, { embedder: second, cacheDir });
     expect(r2.embedded).toBe(0);
     expect(second.texts).toEqual([]);
     expect([...r2.scores]).toEqual([...r1.scores]);
 
     const edited = corpus.map((f) => (f.path === 'src/config/load.ts' ? candidateFile(f.path, f.content.replace('schema: true', 'schema: false')) : f));
     const third = countingEmbedder(embedder);
-    const r3 = await semanticAlignment({ task: 'a different task about buttons', files: edited }, ctx, { embedder: third, cacheDir, definitions: null });
+    const r3 = await semanticAlignment({ task: 'a different task about buttons', files: edited }, ctx, { embedder: third, cacheDir });
     expect(r3.embedded).toBe(1);
     expect(third.texts).toHaveLength(2); // the changed chunk + the new task
     expect(third.texts.some((t) => t.startsWith('src/config/load.ts\n') && t.includes('schema: false'))).toBe(true);
@@ -62,14 +62,14 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
   it('re-embeds chunks whose cached vectors are corrupt, with a warning', async () => {
     const cacheDir = join(tmp.root, 'c3');
     const ctx = testContext();
-    await semanticAlignment({ task: 'render a button', files: corpus }, ctx, { embedder, cacheDir, definitions: null });
+    await semanticAlignment({ task: 'render a button', files: corpus }, ctx, { embedder, cacheDir });
     const pack = join(embeddingStoreDir(cacheDir, embedder.id), 'vectors.pack');
     const bytes = readFileSync(pack);
     for (let i = 40; i < bytes.length; i += 97) bytes[i] = bytes[i]! ^ 0x5a;
     writeFileSync(pack, bytes);
     const ctx2 = testContext();
     const again = countingEmbedder(embedder);
-    const r = await semanticAlignment({ task: 'render a button', files: corpus }, ctx2, { embedder: again, cacheDir, definitions: null });
+    const r = await semanticAlignment({ task: 'render a button', files: corpus }, ctx2, { embedder: again, cacheDir });
     expect(r.embedded).toBeGreaterThan(0);
     expect(ctx2.warnings.some((w) => w.includes('corrupt record'))).toBe(true);
     expect([...r.scores].sort((a, b) => b[1] - a[1])[0]![0]).toBe('src/ui/button.tsx');
@@ -88,8 +88,8 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
     let hits = 0;
     for (const task of tasks) {
       const cacheDir = join(tmp.root, 'c4');
-      const exact = await semanticAlignment({ task, files }, testContext({ config: configWith({ ann_min_chunks: 1_000_000 }) }), { embedder, cacheDir, definitions: null });
-      const ann = await semanticAlignment({ task, files }, testContext({ config: configWith({ ann_min_chunks: 10 }) }), { embedder, cacheDir, indexDir: join(tmp.root, 'index'), definitions: null });
+      const exact = await semanticAlignment({ task, files }, testContext({ config: configWith({ ann_min_chunks: 1_000_000 }) }), { embedder, cacheDir });
+      const ann = await semanticAlignment({ task, files }, testContext({ config: configWith({ ann_min_chunks: 10 }) }), { embedder, cacheDir, indexDir: join(tmp.root, 'index') });
       expect(exact.search).toBe('exact');
       expect(ann.search).toBe('ann');
       const top = (m: Map<string, number>) => new Set([...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 10).map(([p]) => p));
@@ -124,7 +124,7 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
     const memo = createSemanticMemo();
     for (const annMinChunks of [1_000_000, 2]) {
       const ctx = testContext({ config: configWith({ ann_min_chunks: annMinChunks }) });
-      const deps = { embedder, cacheDir, definitions: null };
+      const deps = { embedder, cacheDir };
       const files = [...corpus];
       const tasks = ['add retry with backoff to the http client', 'load the yaml config', 'render the button'];
       for (const task of tasks) {
@@ -137,7 +137,7 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
       // An edited file is a new collected array: its new chunks are embedded and scored.
       const counting = countingEmbedder(embedder);
       const edited = files.map((f) => (f.path === 'src/ui/button.tsx' ? candidateFile(f.path, `export function retryRequest${annMinChunks}() { return fetchWithRetry(timeoutBackoff); }\n`) : f));
-      const after = await semanticAlignment({ task: 'retry the request with backoff', files: edited }, ctx, { embedder: counting, cacheDir, definitions: null, memo });
+      const after = await semanticAlignment({ task: 'retry the request with backoff', files: edited }, ctx, { embedder: counting, cacheDir, memo });
       expect(counting.texts.some((t) => t.startsWith('src/ui/button.tsx'))).toBe(true);
       expect(after.scores).toEqual((await semanticAlignment({ task: 'retry the request with backoff', files: edited }, ctx, deps)).scores);
       expect(memo.last?.files).toBe(edited);

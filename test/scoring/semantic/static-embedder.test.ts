@@ -44,7 +44,7 @@ async function repositoryChunks(): Promise<string[]> {
       continue; // a path deleted in the working tree
     }
     if (content.includes('\u0000')) continue;
-    const { chunks } = await chunkFile(path, content, chunkChars);
+    const chunks = chunkFile(content, chunkChars);
     for (const chunk of chunks) texts.push(`${path}\n${chunk.text}`);
   }
   return texts;
