@@ -162,13 +162,11 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
     }
     return loading;
   };
-  // texts collect read for the first time: the tokenizer counts them on its thread while score runs
-  const newTexts: string[] = [];
   const collectThenTokenizer: CollectStage = async (input, c) => {
     try {
       return await deps.collect(input, c);
     } finally {
-      startTokenizer().then((tokenizer) => tokenizer.prime?.(newTexts), () => undefined);
+      startTokenizer().catch(() => undefined);
     }
   };
   const ctx: RunContext = {
@@ -182,9 +180,12 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   const plan = options.plan ?? planBudget(config);
   const runId = options.runId ?? deps.newRunId();
 
-  ctx.onNewContent = (file) => {
-    if (newTexts.length === 0) deps.score.expectNewContent?.(ctx);
-    newTexts.push(file.content);
+  // the first file collect reads has the score stage load its embedding model meanwhile
+  let newContent = false;
+  ctx.onNewContent = () => {
+    if (newContent) return;
+    newContent = true;
+    deps.score.expectNewContent?.(ctx);
   };
   redacting.then((task) => deps.score.prepare?.(task, ctx)).catch(() => undefined);
   await deps.ensureOwnDirs(root, config);

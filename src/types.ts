@@ -169,7 +169,7 @@ export interface RunContext {
   /**
    * Called by collect for each file whose blob it reads because its facts are missing: later
    * stages will see new content (the pipeline has the score stage load its embedding model at
-   * the first, and the tokenizer count the texts on its thread ahead of the levels).
+   * the first).
    */
   onNewContent?: (file: CandidateFile) => void;
 }

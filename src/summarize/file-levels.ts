@@ -190,8 +190,6 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
       if (detailed === undefined) unparsed.push(file);
     }
     prefetchOutlines(unparsed);
-    // texts the tokenizer was given ahead (prime) count from memory once it has them
-    await ctx.tokenizer.primed?.();
     if (uncounted.length > 1) countAll(ctx.tokenizer, uncounted);
   };
   return Object.assign(build, { prepare });

@@ -1,5 +1,4 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { workerCalls } from '../util/worker-calls.js';
 import { compiledWorkerFile } from '../util/worker-file.js';
 import { loadEncoding, NO_SPECIAL, type BpeEncodingId } from './bpe-encoding.js';
 
@@ -13,23 +12,6 @@ import { loadEncoding, NO_SPECIAL, type BpeEncodingId } from './bpe-encoding.js'
  */
 export interface BpeCounter {
   countPieces(pieces: readonly string[]): number[];
-  /**
-   * Optional: count whole texts on the worker while this thread goes on: each text's total and
-   * every distinct piece of them with its count (split by safe-split.ts eachPiece). Undefined when that
-   * is not possible now (no worker, or this thread counts for itself by now), and the promise
-   * resolves to undefined if the worker cannot answer: the caller counts when it needs to.
-   */
-  countTextsLater?(texts: readonly string[], options?: { pieceCountsPath?: string }): Promise<CountedTexts | undefined> | undefined;
-}
-
-/**
- * What countTextsLater answers: each text's total, and the pieces it had to count (with
- * `pieceCountsPath` the worker looks pieces up in that file first, and those are not repeated).
- */
-export interface CountedTexts {
-  totals: number[];
-  pieces: string[];
-  counts: number[];
 }
 
 /** How long a batch may take before the worker is taken for dead (generous: a loaded machine, a first batch waiting for the table). */
@@ -73,8 +55,6 @@ function startWorker(id: BpeEncodingId): BpeCounter | undefined {
   } catch {
     return undefined;
   }
-  // answers to countTextsLater come on the worker's own port, apart from the synchronous ones
-  const later = workerCalls<{ texts: readonly string[]; pieceCountsPath?: string }, { id: number; counted?: CountedTexts }>(worker, `${id} tokenizer`);
   port1.unref();
   let failure: string | undefined;
   let batches = 0;
@@ -87,6 +67,8 @@ function startWorker(id: BpeEncodingId): BpeCounter | undefined {
     // a counter that switched to this thread stays the encoding's counter; a failed one is replaced
     if (local === undefined) workers.delete(id);
   });
+  // the thread never keeps the process alive: a caller that counts blocks until its answer anyway
+  worker.unref();
   // from here on this thread counts; the worker is not needed any more
   const countHere = (pieces: readonly string[]): number[] => {
     if (local === undefined) {
@@ -109,15 +91,6 @@ function startWorker(id: BpeEncodingId): BpeCounter | undefined {
       const reply = receive(port1);
       // the thread could not count (its table did not load): this thread tries, and throws the real error if it cannot either
       return 'counts' in reply ? reply.counts : countHere(pieces);
-    },
-    countTextsLater(texts, options = {}) {
-      if (local !== undefined || failure !== undefined) return undefined;
-      const request = { texts, ...(options.pieceCountsPath !== undefined ? { pieceCountsPath: options.pieceCountsPath } : {}) };
-      // a worker that stops answers nothing: the caller counts when it needs to
-      return later.call(request).then(
-        (reply) => reply.counted,
-        () => undefined,
-      );
     },
   };
 }

@@ -17,12 +17,6 @@ export interface Tokenizer {
   count(text: string): number;
   /** Counts of several texts at once, each as `count` gives it (one batch for the pieces not remembered). */
   countMany?(texts: readonly string[]): number[];
-  /**
-   * Optional: start counting the pieces of `texts` it does not remember on another thread, while
-   * the caller goes on (texts it will count soon); `primed` settles when what was started is remembered.
-   */
-  prime?(texts: readonly string[]): void;
-  primed?(): Promise<void>;
 }
 
 /** Counts of several texts: in one batch where the tokenizer can, else one by one. */
@@ -59,8 +53,6 @@ export async function createTokenizer(id: TokenizerId, options: TokenizerOptions
 const MEMO_MAX_PIECE_CHARS = 16_384;
 /** Characters of remembered pieces per tokenizer (about 2 bytes each); the oldest go first beyond it. */
 const MEMO_MAX_CHARS = 8_000_000;
-/** Characters of text one prime sends to the worker (under a second of its counting here). */
-const PRIME_MAX_CHARS = 4_000_000;
 
 /**
  * A GPT encoding behind the port. A text is counted as the sum of its pieces between safe BPE
@@ -99,11 +91,6 @@ function wrapGpt(id: TokenizerId, counter: BpeCounter, stored?: PieceCounts): To
     const missing: string[] = [];
     const owners: number[] = [];
     texts.forEach((text, owner) => {
-      const primed = primedTotals.get(text);
-      if (primed !== undefined) {
-        totals[owner] = primed;
-        return;
-      }
       eachPiece(text, (piece) => {
         const n = known(piece);
         if (n === undefined) {
@@ -122,42 +109,10 @@ function wrapGpt(id: TokenizerId, counter: BpeCounter, stored?: PieceCounts): To
     unique.forEach((piece, i) => remember(piece, counts[i]!, true));
     return totals;
   };
-  // Whole texts counted on the worker ahead of need (prime): their totals, by the text itself.
-  const primedTotals = new Map<string, number>();
-  let primedChars = 0;
-  let priming: Promise<void> = Promise.resolve();
-  const prime = (given: readonly string[]): void => {
-    // bounded: the rest of a huge change set is counted when (and if) it is needed
-    const texts: string[] = [];
-    let chars = 0;
-    for (const text of given) {
-      if (chars + text.length > PRIME_MAX_CHARS) break;
-      texts.push(text);
-      chars += text.length;
-    }
-    // the worker reads the remembered pieces itself and answers with the ones it had to count
-    const counting = texts.length > 0 ? counter.countTextsLater?.(texts, stored ? { pieceCountsPath: stored.path } : {}) : undefined;
-    if (counting === undefined) return;
-    const remembered = counting.then((counted) => {
-      if (counted === undefined) return;
-      counted.pieces.forEach((piece, i) => known(piece) === undefined && remember(piece, counted.counts[i]!, true));
-      texts.forEach((text, i) => {
-        if (primedChars + text.length > MEMO_MAX_CHARS) {
-          primedTotals.clear();
-          primedChars = 0;
-        }
-        primedTotals.set(text, counted.totals[i]!);
-        primedChars += text.length;
-      });
-    });
-    priming = Promise.all([priming, remembered.catch(() => undefined)]).then(() => undefined);
-  };
   return {
     id,
     count: (text) => countTexts([text])[0]!,
     countMany: countTexts,
-    prime,
-    primed: () => priming,
   };
 }
 

@@ -1,5 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { countTokens as o200kWhole } from 'gpt-tokenizer/encoding/o200k_base';
@@ -87,40 +89,15 @@ describe('BPE counter: a worker thread first, this thread once it counts much', 
     }
     expect(counter.countPieces([])).toEqual([]);
   });
-});
 
-describe('counting ahead on the worker (prime)', () => {
-  const tmp = makeTempDir('aiwg-prime-');
-  afterAll(() => tmp.cleanup());
-
-  it('the worker counts whole texts as this thread does, and leaves out the pieces the remembered file holds', async () => {
-    const { countTokens: cl100kWhole } = await import('gpt-tokenizer/encoding/cl100k_base');
-    const counter = bpeCounter('cl100k');
-    const texts = [...SOURCES, ...fc.sample(fc.oneof(anyText, codeText), { numRuns: 200, seed: 11 })];
-    const counted = await counter.countTextsLater!(texts);
-    expect(counted).toBeDefined();
-    expect(counted!.totals).toEqual(texts.map((t) => cl100kWhole(t, NO_SPECIAL)));
-    expect(counted!.counts).toEqual(counted!.pieces.map((p) => cl100kWhole(p, NO_SPECIAL)));
-    // with a file of remembered pieces: the same totals, and none of its pieces sent back
-    const path = pieceCountsPath(join(tmp.root, 'cache'), 'cl100k');
-    const store = await openPieceCounts(path);
-    counted!.pieces.slice(0, 500).forEach((piece, i) => store.set(piece, counted!.counts[i]!));
-    await store.save();
-    const again = await counter.countTextsLater!(texts, { pieceCountsPath: path });
-    expect(again!.totals).toEqual(counted!.totals);
-    expect(again!.pieces.filter((p) => counted!.pieces.slice(0, 500).includes(p))).toEqual([]);
-  });
-
-  it('a primed tokenizer counts those texts from memory, exactly, and the rest as before', async () => {
-    const path = pieceCountsPath(join(tmp.root, 'primed'), 'o200k');
-    const seed = await openPieceCounts(path);
-    seed.set('x', whole('x'));
-    await seed.save();
-    const tokenizer = await createTokenizer('o200k', { pieceCounts: await openPieceCounts(path) });
-    tokenizer.prime!(SOURCES);
-    await tokenizer.primed!();
-    expect(SOURCES.map((t) => tokenizer.count(t))).toEqual(SOURCES.map(whole));
-    const other = fc.sample(codeText, { numRuns: 50, seed: 5 });
-    expect(tokenizer.countMany!(other)).toEqual(other.map(whole));
+  it('never keeps a process alive: one that counted on the worker exits by itself', () => {
+    const module = pathToFileURL(resolve('dist/src/tokenize/bpe-counter.js')).href;
+    const script = [
+      `const { bpeCounter } = await import(${JSON.stringify(module)});`,
+      `console.log(bpeCounter('o200k').countPieces(['hello', ' world']).join(','));`,
+    ].join('\n');
+    // a generous limit that only catches a hang
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    expect({ status: child.status, signal: child.signal, stderr: child.stderr, stdout: child.stdout.trim() }).toEqual({ status: 0, signal: null, stderr: '', stdout: '1,1' });
   });
 });
