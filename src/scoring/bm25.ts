@@ -34,18 +34,26 @@ export const termsFactKind: FactKind<TermsFact> = {
   extract: (_path, content) => termsFact(content),
 };
 
+/**
+ * Word -> its index terms, shared by every file of the process: identifiers repeat across a
+ * repository's files, so most words are split and stemmed once. Cleared when full, so a
+ * long-lived process stays bounded.
+ */
+const wordTerms = new Map<string, readonly string[]>();
+const WORD_MEMO_MAX = 200_000;
+
 /** Index terms of a text with their counts (content beyond MAX_INDEXED_CHARS is not indexed). */
 export function termsFact(content: string): TermsFact {
   const text = content.length > MAX_INDEXED_CHARS ? content.slice(0, MAX_INDEXED_CHARS) : content;
   const counts = new Map<string, number>();
-  const memo = new Map<string, string[]>();
   const re = /[A-Za-z0-9_$-]+/g;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     const raw = m[0];
-    let terms = memo.get(raw);
+    let terms = wordTerms.get(raw);
     if (terms === undefined) {
+      if (wordTerms.size >= WORD_MEMO_MAX) wordTerms.clear();
       terms = extractTerms(raw);
-      memo.set(raw, terms);
+      wordTerms.set(raw, terms);
     }
     for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
   }

@@ -21,37 +21,52 @@
 export interface OwnSecretRule {
   kind: string;
   pattern: RegExp;
+  /**
+   * Text every match of `pattern` contains (no `g` flag): a file without it is skipped without
+   * running `pattern`, whose leading `\b`, key-name or scheme part would be tried at every word.
+   */
+  hint: RegExp;
   /** The value is not quoted: a bare identifier (`string`, `settings.PASSWORD`) is code, not a secret. */
   unquoted?: boolean;
 }
 
-/** Keys whose value is a credential; the key must end with one (`db_password`, `clientSecret`). */
-const KEY = String.raw`["']?[A-Za-z0-9_.-]*(?:password|passwd|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|private[_-]?key)["']?`;
+/** Words that end a key whose value is a credential (`db_password`, `clientSecret`). */
+const KEY_WORD = String.raw`(?:password|passwd|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|private[_-]?key)`;
+/** Keys whose value is a credential; the key must end with one of KEY_WORD. */
+const KEY = String.raw`["']?[A-Za-z0-9_.-]*${KEY_WORD}["']?`;
+const KEY_HINT = new RegExp(KEY_WORD, 'i');
 
 /** `d`: match indices, so the `secret` group's offsets are exact. */
 export const OWN_SECRET_RULES: readonly OwnSecretRule[] = [
   {
     kind: 'kubeconfig-credential',
     pattern: /^[ \t-]*(?:token|client-key-data|id-token|refresh-token)[ \t]*:[ \t]*["']?(?<secret>[A-Za-z0-9+/=._~-]{16,})["']?[ \t]*$/dgm,
+    hint: /token|client-key-data/,
   },
-  { kind: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/dg },
-  { kind: 'stripe-key', pattern: /\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}\b|\bwhsec_[0-9A-Za-z]{24,}\b/dg },
+  { kind: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/dg, hint: /eyJ/ },
+  { kind: 'stripe-key', pattern: /\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}\b|\bwhsec_[0-9A-Za-z]{24,}\b/dg, hint: /_(?:live|test)_|whsec_/ },
   // The preset's GitHub rule wants exactly 36 characters after `ghp_`; longer ones are tokens too.
-  { kind: 'github-token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b/dg },
-  { kind: 'gitlab-token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}\b/dg },
-  { kind: 'google-api-key', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/dg },
-  { kind: 'openai-key', pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}\b/dg },
-  { kind: 'url-password', pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/@'"`]*:(?<secret>[^\s@/'"`]{3,})@[^\s'"`]/dgi },
+  { kind: 'github-token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b/dg, hint: /gh[pousr]_|github_pat_/ },
+  { kind: 'gitlab-token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}\b/dg, hint: /glpat-/ },
+  { kind: 'google-api-key', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/dg, hint: /AIza/ },
+  { kind: 'openai-key', pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}\b/dg, hint: /sk-/ },
+  {
+    kind: 'url-password',
+    pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/@'"`]*:(?<secret>[^\s@/'"`]{3,})@[^\s'"`]/dgi,
+    hint: /:\/\/[^\s:/@'"`]*:[^\s@/'"`]{3,}@/,
+  },
   // `password = "..."`, `"client_secret": '...'`, `api_key => "..."`: a quoted literal.
   {
     kind: 'password-assignment',
     pattern: new RegExp(String.raw`(?<![A-Za-z0-9_])${KEY}[ \t]*(?::=|=>|=|:)[ \t]*(?<q>["'\x60])(?<secret>[^\s"'\x60]{8,})\k<q>`, 'dgim'),
+    hint: KEY_HINT,
   },
   // `DB_PASSWORD=SuperSecret99`, `password: hunter2hunter2` (env, ini, YAML): the rest of the line.
   {
     kind: 'password-assignment',
     pattern: new RegExp(String.raw`^[ \t-]*(?:export[ \t]+)?${KEY}[ \t]*(?:=|:)[ \t]*(?<secret>[^\s"'\x60]{8,})[ \t]*$`, 'dgim'),
     unquoted: true,
+    hint: KEY_HINT,
   },
 ];
 
@@ -69,7 +84,8 @@ export interface OwnFinding {
 /** Findings of our own rules; a value that is a reference (`${VAR}`, `process.env.X`) is not one. */
 export function findOwnSecrets(text: string): OwnFinding[] {
   const findings: OwnFinding[] = [];
-  for (const { kind, pattern, unquoted } of OWN_SECRET_RULES) {
+  for (const { kind, pattern, unquoted, hint } of OWN_SECRET_RULES) {
+    if (!hint.test(text)) continue;
     for (const match of text.matchAll(pattern)) {
       const [start, end] = match.indices?.groups?.secret ?? match.indices?.[0] ?? [0, 0];
       const secret = text.slice(start, end);

@@ -1,8 +1,11 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCollectStage } from '../../src/collect/collect-files.js';
 import { performance } from 'node:perf_hooks';
 import { secretLintProfiler } from '@secretlint/profiler';
 import { redactSecrets } from '../../src/security/redact-secrets.js';
+import { OWN_SECRET_RULES } from '../../src/security/secret-rules.js';
+import { CREDENTIAL_FILES, FILES_WITH_SECRETS } from '../helpers/secret-fixture.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { makeFixtureRepo, type Fixture } from '../helpers/fixture-repo.js';
 import { testContext } from '../helpers/fakes.js';
@@ -41,6 +44,32 @@ describe('redactSecrets', () => {
     'ghp is not a token; neither is xoxb alone',
   ])('leaves ordinary code alone: %s', async (code) => {
     expect(await redactSecrets(code)).toEqual({ text: code, kinds: [], count: 0 });
+  });
+});
+
+describe('our own rules skip a text without their hint', () => {
+  // A rule runs only on a text its hint is found in: sound only if every match holds the hint.
+  const samples = [...Object.values(FILES_WITH_SECRETS), ...Object.values(CREDENTIAL_FILES)];
+  const everyMatchHoldsItsHint = (text: string) => {
+    for (const rule of OWN_SECRET_RULES) {
+      for (const match of text.matchAll(rule.pattern)) expect([rule.kind, rule.hint.test(match[0])]).toEqual([rule.kind, true]);
+    }
+  };
+  it('in the secret fixtures, every rule that matches matches where its hint is', () => {
+    const matched = new Set<string>();
+    for (const text of samples) {
+      everyMatchHoldsItsHint(text);
+      for (const rule of OWN_SECRET_RULES) if ([...text.matchAll(rule.pattern)].length > 0) matched.add(rule.kind);
+    }
+    expect([...matched].sort()).toEqual(['github-token', 'jwt', 'kubeconfig-credential', 'password-assignment', 'stripe-key', 'url-password']);
+  });
+  it('in texts spliced from the fixtures, key words and separators (property)', () => {
+    const piece = fc.oneof(
+      fc.constantFrom(...samples.flatMap((t) => t.split(/(?<=[\s:=@/'"])/))),
+      fc.constantFrom('password', 'Secret', 'API_KEY', 'token', '://', ':', '@', '=', ' = ', '"', "'", '\n', 'sk-', 'ghp_', 'eyJ', '_live_'),
+      fc.string({ maxLength: 12 }),
+    );
+    fc.assert(fc.property(fc.array(piece, { maxLength: 40 }), (parts) => everyMatchHoldsItsHint(parts.join(''))), { numRuns: 400 });
   });
 });
 
