@@ -85,8 +85,13 @@ function load(): string {
   return loadavg().map((l) => l.toFixed(1)).join(' ');
 }
 
-/** One process under /usr/bin/time: wall seconds, CPU seconds (user + sys, children included) and peak RSS (MB). */
+/**
+ * One process under /usr/bin/time: wall seconds, CPU seconds (user + sys, children included) and
+ * peak RSS (MB). The bench's own writes (a copied cache, a checked-out worktree) are flushed to
+ * disk first (`sync`), so the timed process does not share the disk with their writeback.
+ */
 function timedProcess(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv }): Timed & { peakMB: number; status: number | null; stderr: string } {
+  spawnSync('sync', [], { stdio: 'ignore' });
   const started = performance.now();
   const run = spawnSync('/usr/bin/time', ['-f', 'AIWG_BENCH_TIME %U %S %M', ...args], { ...options, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
   const seconds = (performance.now() - started) / 1000;

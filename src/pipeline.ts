@@ -180,13 +180,8 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   const plan = options.plan ?? planBudget(config);
   const runId = options.runId ?? deps.newRunId();
 
-  // the first file collect reads has the score stage load its embedding model meanwhile
-  let newContent = false;
-  ctx.onNewContent = () => {
-    if (newContent) return;
-    newContent = true;
-    deps.score.expectNewContent?.(ctx);
-  };
+  // the score stage loads its embedding model and embeds new files' chunks while collect reads
+  ctx.onNewContent = (file) => deps.score.newContent?.(file, ctx);
   redacting.then((task) => deps.score.prepare?.(task, ctx)).catch(() => undefined);
   await deps.ensureOwnDirs(root, config);
   const { collected, facts, scoring: scored, tiering } = await scoreTask({ task: redacting, root }, ctx, { ...deps, collect: collectThenTokenizer }, time);

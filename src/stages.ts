@@ -42,8 +42,11 @@ export interface ScoreResult {
 export type ScoreStage = ((input: ScoreInput, ctx: RunContext) => Promise<ScoreResult>) & {
   /** Optional: told the task as a run starts, before collect, to get ready for it (load a model); never rejects. */
   prepare?(task: string, ctx: RunContext): Promise<void>;
-  /** Optional: told once per run, during collect, that a file's content is new (its chunks will be embedded): get ready for it; never throws. */
-  expectNewContent?(ctx: RunContext): void;
+  /**
+   * Optional: told during collect of each file whose content the run reads for the first time (its
+   * chunks will be embedded): load the model, embed them ahead; never throws.
+   */
+  newContent?(file: CandidateFile, ctx: RunContext): void;
 };
 
 export interface LevelsInput {

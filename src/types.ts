@@ -168,8 +168,8 @@ export interface RunContext {
   env?: RuntimeEnv;
   /**
    * Called by collect for each file whose blob it reads because its facts are missing: later
-   * stages will see new content (the pipeline has the score stage load its embedding model at
-   * the first).
+   * stages will see new content (the pipeline has the score stage load its embedding model and
+   * embed the file's chunks meanwhile).
    */
   onNewContent?: (file: CandidateFile) => void;
 }

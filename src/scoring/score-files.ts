@@ -82,11 +82,18 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
       if (!(await align.hasTaskVector(task))) await embedder.load();
     })().catch(() => undefined);
   };
-  /** New content means new chunks to embed: the model loads now, while collect still reads. */
-  const expectNewContent = (ctx: RunContext): void => {
+  /**
+   * New content means new chunks to embed: the model loads at the first file, while collect still
+   * reads, and each file's chunks are embedded ahead on the embedder's thread.
+   */
+  const newContent = (file: CandidateFile, ctx: RunContext): void => {
     if (deps.signals !== undefined || ctx.config.relevance_scoring.scoring_method === 'keyword') return;
     void loadFor(ctx)
-      .embedder.then((embedder) => embedder?.load?.())
+      .embedder.then((embedder) => {
+        if (!embedder) return;
+        void embedder.load?.().catch(() => undefined);
+        alignmentFor(embedder, resolveCacheDir(options.root, ctx.config)).ahead(file, ctx);
+      })
       .catch(() => undefined);
   };
   const stage = async ({ task, collected, facts: given }: Parameters<ScoreStage>[0], ctx: RunContext): Promise<ScoreResult> => {
@@ -145,7 +152,7 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     const result: ScoreResult = { files: scored, method, embeddingModel: outcome.modelId };
     return result;
   };
-  return Object.assign(stage, { prepare, expectNewContent });
+  return Object.assign(stage, { prepare, newContent });
 }
 
 /** relevance = sum over factors of weight * score, clamped to [0,1] and rounded for stable records. */

@@ -18,6 +18,12 @@ export interface SemanticScores {
 export type SemanticAlignment = ((input: { task: string; files: CandidateFile[] }, ctx: RunContext) => Promise<SemanticScores>) & {
   /** Whether the task's vector is stored already (opening the store, which the next run keeps). */
   hasTaskVector(task: string): Promise<boolean>;
+  /**
+   * A file whose content the run reads for the first time: its chunks are embedded now, on the
+   * embedder's thread while collect goes on, and the next alignment waits for them instead of
+   * embedding them itself. Files told within one turn of the event loop go in one call.
+   */
+  ahead(file: CandidateFile, ctx: RunContext): void;
 };
 
 /** Builds the embedder; returns null (having recorded why in `warnings`) when no model can be loaded. */
@@ -56,14 +62,44 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
     }
     return store;
   };
+  // embeddings started ahead and not yet waited for, and the chunk keys they cover
+  const pending = new Set<Promise<unknown>>();
+  const started = new Set<string>();
+  let queued: Array<Pick<CandidateFile, 'path' | 'content'>> = [];
+  let flushing: Promise<void> | undefined;
+  const flush = async (chunkChars: number) => {
+    const files = queued;
+    queued = [];
+    flushing = undefined;
+    const [[{ embedAhead }], opened] = await Promise.all([modules(), storeNow()]);
+    await embedAhead(opened, embedder, files, chunkChars, started);
+  };
   const align = async (input: { task: string; files: CandidateFile[] }, ctx: RunContext): Promise<SemanticScores> => {
     const [{ semanticAlignment, createSemanticMemo }] = await modules();
     memo ??= createSemanticMemo();
     const opened = await storeNow();
     const far = sharedCacheFor(ctx.config, { maxAgeMs: ctx.config.summarization.caching.max_age_hours * 3_600_000 });
-    return semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir, store: opened, memo, ...(far ? { far } : {}) });
+    const ahead = [...pending];
+    pending.clear();
+    try {
+      return await semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir, store: opened, memo, ahead, ...(far ? { far } : {}) });
+    } finally {
+      started.clear();
+    }
+  };
+  const ahead = (file: CandidateFile, ctx: RunContext): void => {
+    // with a shared far cache, a missing vector is asked there before it is embedded: not ahead
+    if (ctx.config.cache.redis_url !== undefined) return;
+    queued.push({ path: file.path, content: file.content });
+    if (flushing !== undefined) return;
+    const chunkChars = ctx.config.relevance_scoring.embedding.chunk_chars;
+    flushing = new Promise<void>((next) => setImmediate(next)).then(() => flush(chunkChars));
+    // awaited (and its failure ignored) by the next alignment
+    flushing.catch(() => undefined);
+    pending.add(flushing);
   };
   return Object.assign(align, {
+    ahead,
     async hasTaskVector(task: string) {
       const [[{ taskVectorKey }], opened] = await Promise.all([modules(), storeNow()]);
       return opened.getVector(taskVectorKey(task)) !== undefined;

@@ -21,6 +21,8 @@ export interface SemanticAlignmentDeps {
   far?: KeyValueCache;
   /** What a long-lived caller keeps between runs (createSemanticMemo): file keys, the last file set's chunks, the ANN index. */
   memo?: SemanticMemo;
+  /** Embeddings started ahead (embedAhead) that this run waits for before it looks for missing vectors. */
+  ahead?: Iterable<Promise<unknown>>;
 }
 
 /**
@@ -92,6 +94,8 @@ export async function semanticAlignment(
   const far = deps.far ? createFarTier(deps.far, embedder) : undefined;
   const memo = deps.memo;
   try {
+    // vectors embedded ahead are in the store once these settle; a failed one is embedded below
+    if (deps.ahead) await Promise.all([...deps.ahead].map((p) => p.catch(() => undefined)));
     const settings = `${CHUNKER_VERSION}|${chunkChars}`;
     const missing = new Map<string, string>();
     const last = memo?.last;
@@ -172,6 +176,42 @@ export async function semanticAlignment(
       ctx.warnings.push(`embedding cache ${store.dir}: could not save new vectors (${error instanceof Error ? error.message : String(error)})`);
     });
   }
+}
+
+/**
+ * Start embedding the chunks of new files while the caller goes on (collect hands each file whose
+ * blob it reads for the first time): chunks the store holds or another call has started are left
+ * out, the rest go to the embedder in one call, whose vectors are put in the store when it
+ * answers. The returned promise settles then (undefined when there was nothing to embed); a
+ * failure only means semanticAlignment embeds those chunks itself.
+ */
+export function embedAhead(
+  store: EmbeddingStore,
+  embedder: Embedder,
+  files: ReadonlyArray<Pick<CandidateFile, 'path' | 'content'>>,
+  chunkChars: number,
+  started: Set<string>,
+): Promise<void> | undefined {
+  const keys: string[] = [];
+  const texts: string[] = [];
+  for (const file of files) {
+    for (const chunk of chunkFile(file.content, chunkChars)) {
+      const text = `${file.path}\n${chunk.text}`;
+      const hash = sha256(text);
+      if (started.has(hash) || store.getVector(hash)) continue;
+      started.add(hash);
+      keys.push(hash);
+      texts.push(text);
+    }
+  }
+  if (keys.length === 0) return undefined;
+  return embedder.embed(texts).then(
+    (vectors) => keys.forEach((key, i) => store.putVector(key, vectors[i]!)),
+    (error: unknown) => {
+      for (const key of keys) started.delete(key);
+      throw error;
+    },
+  );
 }
 
 /**

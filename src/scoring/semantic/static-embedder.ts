@@ -143,12 +143,15 @@ export async function loadStaticModel(options: Pick<StaticEmbedderOptions, 'dir'
 /** The four model files, read and parsed. */
 async function readModelFiles(dir: string) {
   const file = (name: string) => join(dir, name);
-  const [config, tokenizerJson, tokenizerConfig, onnxBytes] = await Promise.all([
+  // read at once; a failure is reported for the first file in this order, whichever failed first
+  const settled = await Promise.allSettled([
     readJson(file('config.json')),
     readJson(file('tokenizer.json')),
     readJson(file('tokenizer_config.json')),
     readFile(file(join('onnx', 'model.onnx'))),
   ]);
+  for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
+  const [config, tokenizerJson, tokenizerConfig, onnxBytes] = settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as [unknown, unknown, unknown, Buffer];
   // Parsed JSON: only these keys are read, and each is checked before use.
   return {
     hiddenSize: (config as { hidden_size?: unknown }).hidden_size,

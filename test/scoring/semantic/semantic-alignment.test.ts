@@ -119,6 +119,24 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
     expect(fresh.texts.length).toBeGreaterThan(1);
   });
 
+  it('chunks embedded ahead (as collect reads new files) are not embedded again, and the scores are those of a run without', async () => {
+    const ctx = testContext({ config: configWith({ chunk_chars: 80 }) });
+    const task = 'load the yaml config';
+    const plain = await bindSemanticAlignment(embedder, { cacheDir: join(tmp.root, 'no-ahead') })({ task, files: corpus }, ctx);
+    const counting = countingEmbedder(embedder);
+    const align = bindSemanticAlignment(counting, { cacheDir: join(tmp.root, 'ahead') });
+    for (const file of corpus) align.ahead(file, ctx);
+    // the same file again is not embedded twice
+    align.ahead(corpus[0]!, ctx);
+    const result = await align({ task, files: corpus }, ctx);
+    expect([...result.scores]).toEqual([...plain.scores]);
+    // every chunk once, ahead; the run itself embedded only the task
+    expect(result.embedded).toBe(0);
+    expect(counting.texts.filter((t) => t === task)).toEqual([task]);
+    expect(counting.texts.length).toBe(plain.chunks + 1);
+    expect(new Set(counting.texts).size).toBe(counting.texts.length);
+  });
+
   it('a memo answers the same file set from memory and gives the scores of a run without it; a new file set is resolved again', async () => {
     const cacheDir = join(tmp.root, 'memo');
     const memo = createSemanticMemo();
