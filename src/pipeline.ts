@@ -182,6 +182,7 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
 
   // the score stage loads its embedding model and embeds new files' chunks while collect reads
   ctx.onNewContent = (file) => deps.score.newContent?.(file, ctx);
+  ctx.onNewContentAhead = () => deps.score.expectNewContent?.(ctx);
   redacting.then((task) => deps.score.prepare?.(task, ctx)).catch(() => undefined);
   await deps.ensureOwnDirs(root, config);
   const { collected, facts, scoring: scored, tiering } = await scoreTask({ task: redacting, root }, ctx, { ...deps, collect: collectThenTokenizer }, time);

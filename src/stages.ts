@@ -47,6 +47,8 @@ export type ScoreStage = ((input: ScoreInput, ctx: RunContext) => Promise<ScoreR
    * chunks will be embedded): load the model, embed them ahead; never throws.
    */
   newContent?(file: CandidateFile, ctx: RunContext): void;
+  /** Optional: told during collect, before any file is read, that new content is coming: load the model; never throws. */
+  expectNewContent?(ctx: RunContext): void;
 };
 
 export interface LevelsInput {

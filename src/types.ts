@@ -172,6 +172,12 @@ export interface RunContext {
    * embed the file's chunks meanwhile).
    */
   onNewContent?: (file: CandidateFile) => void;
+  /**
+   * Called by collect, at most once, as soon as git's index shows a tracked file whose facts are
+   * missing, before any file is read: new content is coming (the pipeline has the score stage load
+   * its embedding model while git status still runs).
+   */
+  onNewContentAhead?: () => void;
 }
 
 /** Environment variables handed in by the entry edge. */

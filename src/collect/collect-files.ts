@@ -7,6 +7,7 @@ import { defaultCollectPorts, execGit, GitCommandError, type CollectPorts } from
 import { loadCoChange } from './co-change.js';
 import { cachedCommitTimes, gitFacts, lastCommitTimes, listRepository, locateRepository } from './git-facts.js';
 import { readIndexed } from './indexed-read.js';
+import { collectFactKey } from '../facts/fact-store.js';
 import { createPathFilter, type PathFilter } from './path-filter.js';
 import { mapLimit, readCandidate } from './read-candidate.js';
 import { walkTree } from './walk-tree.js';
@@ -51,14 +52,41 @@ export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?
     const located = await locateRepository(git, rootReal);
     const { location } = located;
     let warning = located.warning;
+    // A tracked blob the store has no facts for is new content: the run gets ready for it now,
+    // while git status runs (in a fresh worktree it hashes every file again: 0.1-0.2 s here). The
+    // check looks only while the listing is not done (the reads find new blobs themselves after),
+    // a slice at a time, so a warm run, where it finds nothing, pays only for git's wait.
+    let gitListed = false;
+    const onStaged = ctx.onNewContentAhead
+      ? (staged: { blobs: ReadonlyMap<string, string> }) => {
+          opening
+            .then(async (opened) => {
+              if (!opened) return;
+              const { include_secrets: includeSecrets, max_file_bytes: maxBytes } = ctx.config.collect;
+              let n = 0;
+              for (const [path, blob] of staged.blobs) {
+                if (++n % AHEAD_SLICE === 0) await new Promise((next) => setImmediate(next));
+                if (gitListed) return;
+                // a blob collect has analysed (its other facts are missing only after a fact kind changed)
+                if (opened.getCollect(collectFactKey(blob, path.slice(path.lastIndexOf('/') + 1), includeSecrets)) !== undefined) continue;
+                // only what collect will read: files the path rules exclude, or too large to read, never get facts
+                if (filter.excludedAncestor(path) !== undefined || filter.fileReason(path) !== undefined) continue;
+                const info = await fs.lstat(`${rootReal}${sep}${path.split('/').join(sep)}`).catch(() => undefined);
+                if (info?.kind === 'file' && info.size <= maxBytes) return ctx.onNewContentAhead?.();
+              }
+            })
+            .catch(() => undefined);
+        }
+      : undefined;
     // A repository git can locate but not list (permissions, corruption) is walked instead.
     const listing = location
-      ? await listRepository(git, rootReal, location).catch((error: unknown) => {
+      ? await listRepository(git, rootReal, location, onStaged).catch((error: unknown) => {
           if (!(error instanceof GitCommandError)) throw error;
           warning = `git could not list the files (${error.stderr.trim().split('\n')[0] ?? ''}): recency and history signals are off`;
           return undefined;
         })
       : undefined;
+    gitListed = true;
     const store = await opening;
     if (store?.corrupt !== undefined) warnings.push(`index ${store.path} was ignored (${store.corrupt}): every file is read again and the index rebuilt`);
     let listed: string[];
@@ -163,6 +191,9 @@ export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?
     return result;
   };
 }
+
+/** Tracked files the new-content check looks at between two turns of the event loop. */
+const AHEAD_SLICE = 1024;
 
 /**
  * Apply the path-only rules before any file is opened. Files under an excluded directory are

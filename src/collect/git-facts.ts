@@ -50,12 +50,22 @@ export interface GitListing {
  * from `git status -uall` (`??` entries): the same .gitignore rules, nested ones included, as
  * `ls-files --others --exclude-standard`, without a third process.
  */
-export async function listRepository(git: GitPort, root: string, location: GitLocation): Promise<GitListing> {
+export async function listRepository(
+  git: GitPort,
+  root: string,
+  location: GitLocation,
+  /** Told git's index (tracked paths and blobs) as soon as it is read, while `git status` still runs. */
+  onStaged?: (staged: ReturnType<typeof parseStagedFiles>) => void,
+): Promise<GitListing> {
   const [staged, status] = await Promise.all([
-    git.run(['ls-files', '-z', '--stage'], root),
+    git.run(['ls-files', '-z', '--stage'], root).then((output) => {
+      const parsed = parseStagedFiles(output);
+      onStaged?.(parsed);
+      return parsed;
+    }),
     git.run(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', '--', '.'], root),
   ]);
-  return { ...parseStagedFiles(staged), ...parseStatus(status, location.prefix) };
+  return { ...staged, ...parseStatus(status, location.prefix) };
 }
 
 /** `git ls-files --stage -z` entries are `<mode> <blob> <stage>\t<path>`, paths relative to the cwd. */

@@ -44,8 +44,8 @@ export async function readIndexed(path: string, gitBlob: string | undefined, opt
   const basename = path.slice(path.lastIndexOf('/') + 1);
   const includeSecrets = options.rules.includeSecrets;
   const blob = gitBlob ?? statBlob(store.stat(rootReal, path), info);
-  const known = blob === undefined ? undefined : store.getCollect(collectFactKey(blob, basename, includeSecrets));
-  if (known && (known.excluded !== undefined || hasAllFacts(store, options.kinds, path, known.hash))) {
+  const known = blob === undefined ? undefined : knownBlob(store, options.kinds, path, blob, includeSecrets);
+  if (known) {
     if (known.excluded !== undefined) return { excluded: { path, reason: known.excluded } };
     const file = lazyFile(path, abs, info, known, options);
     return { file, ...(known.redacted ? { redacted: known.redacted } : {}) };
@@ -80,6 +80,16 @@ function statBlob(entry: StatEntry | undefined, info: FileInfo): string | undefi
   if (!entry) return undefined;
   const same = entry.size === info.size && entry.mtimeMs === info.mtimeMs && entry.ino === (info.ino ?? 0) && entry.ctimeMs === (info.ctimeMs ?? 0);
   return same ? entry.blob : undefined;
+}
+
+/**
+ * The collect fact of a blob at `path` when the store knows everything collect would extract from
+ * it (or that it is excluded), else undefined: then the blob is read and analysed.
+ */
+function knownBlob(store: FactStore, kinds: ReadonlyArray<FactKind<unknown>>, path: string, blob: string, includeSecrets: boolean): CollectFact | undefined {
+  const basename = path.slice(path.lastIndexOf('/') + 1);
+  const known = store.getCollect(collectFactKey(blob, basename, includeSecrets));
+  return known && (known.excluded !== undefined || hasAllFacts(store, kinds, path, known.hash)) ? known : undefined;
 }
 
 function hasAllFacts(store: FactStore, kinds: ReadonlyArray<FactKind<unknown>>, path: string, hash: string): boolean {

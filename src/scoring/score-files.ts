@@ -96,6 +96,13 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
       })
       .catch(() => undefined);
   };
+  /** New content is coming (collect saw it in git's index): the model loads now. */
+  const expectNewContent = (ctx: RunContext): void => {
+    if (deps.signals !== undefined || ctx.config.relevance_scoring.scoring_method === 'keyword') return;
+    void loadFor(ctx)
+      .embedder.then((embedder) => embedder?.load?.())
+      .catch(() => undefined);
+  };
   const stage = async ({ task, collected, facts: given }: Parameters<ScoreStage>[0], ctx: RunContext): Promise<ScoreResult> => {
     const { files, git } = collected;
     const facts = given ?? buildTaskFacts(task, files.map((f) => f.path));
@@ -152,7 +159,7 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     const result: ScoreResult = { files: scored, method, embeddingModel: outcome.modelId };
     return result;
   };
-  return Object.assign(stage, { prepare, newContent });
+  return Object.assign(stage, { prepare, newContent, expectNewContent });
 }
 
 /** relevance = sum over factors of weight * score, clamped to [0,1] and rounded for stable records. */

@@ -114,6 +114,44 @@ describe('collect through the fact store', () => {
     return { result, read: read.sort(), newContent: newContent.sort(), sizes: sizes.sort(), warnings: result.warnings };
   }
 
+  it('says new content is coming from git\'s index alone, before git status answers and before any file is read; a warm run does not', async () => {
+    const { nodeFs, diskFactStore, execGit } = await import('../../src/collect/collect-ports.js');
+    const cacheDir = join(caches.root, 'ahead');
+    const run = async () => {
+      const events: string[] = [];
+      const real = execGit();
+      let told: () => void = () => undefined;
+      const toldOrLate = new Promise<void>((resolve) => {
+        told = resolve;
+        // a warm run is never told: status answers after a pause long enough for the check to finish
+        setTimeout(resolve, 300);
+      });
+      // git status answers only once the run has been told (or the pause is over)
+      const git = {
+        ...real,
+        run: async (args: string[], cwd: string) => {
+          const output = await real.run(args, cwd);
+          if (args[0] === 'status') await toldOrLate;
+          return output;
+        },
+      };
+      const fs = nodeFs();
+      const context = testContext({ config: ConfigSchema.parse({ cache: { dir: cacheDir } }), nowMs: Date.now() });
+      context.onNewContentAhead = () => {
+        events.push('ahead');
+        told();
+      };
+      context.onNewContent = (file) => void events.push(`read ${file.path}`);
+      await createCollectStage({ fs: { ...fs, readFile: async (path: string) => (events.push('read'), fs.readFile(path)) }, git, factStore: diskFactStore })({ root: repo.root }, context);
+      return events;
+    };
+    const cold = await run();
+    expect(cold[0]).toBe('ahead');
+    expect(cold.filter((e) => e === 'ahead')).toHaveLength(1);
+    expect(cold.filter((e) => e.startsWith('read ')).length).toBeGreaterThan(0);
+    expect(await run()).toEqual([]);
+  });
+
   it('re-reads a file changed within the racy window on every run until it settles', async () => {
     const cache = join(caches.root, 'racy');
     repo.write('fresh.md', '# just written\n');
