@@ -43,6 +43,8 @@ export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?
       ownDirs: ownDirectories(rootReal, ctx.config),
       rules: { includeSecrets: ctx.config.collect.include_secrets },
     });
+    /** Why the path rules exclude a path (an excluded directory above it, or its own name), if they do. */
+    const pathCheck = (path: string) => filter.excludedAncestor(path)?.reason ?? filter.fileReason(path);
     const warnings: string[] = [];
     const excluded: ExcludedFile[] = [];
 
@@ -70,7 +72,7 @@ export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?
                 // a blob collect has analysed (its other facts are missing only after a fact kind changed)
                 if (opened.getCollect(collectFactKey(blob, path.slice(path.lastIndexOf('/') + 1), includeSecrets)) !== undefined) continue;
                 // only what collect will read: files the path rules exclude, or too large to read, never get facts
-                if (filter.excludedAncestor(path) !== undefined || filter.fileReason(path) !== undefined) continue;
+                if (pathCheck(path) !== undefined) continue;
                 const info = await fs.lstat(`${rootReal}${sep}${path.split('/').join(sep)}`).catch(() => undefined);
                 if (info?.kind === 'file' && info.size <= maxBytes) return ctx.onNewContentAhead?.();
               }
@@ -128,7 +130,6 @@ export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?
       facts = Promise.resolve({ isRepo: false, lastCommitMs: new Map(), dirty: new Set() });
     }
 
-    const pathCheck = (path: string) => filter.excludedAncestor(path)?.reason ?? filter.fileReason(path);
     const includeSecrets = ctx.config.collect.include_secrets;
     const secretCache = includeSecrets ? null : (ports.secretCache ?? null);
     const readOptions = { fs, rootReal, maxBytes: ctx.config.collect.max_file_bytes, rules: { includeSecrets }, pathCheck, secretCache };

@@ -83,16 +83,14 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     })().catch(() => undefined);
   };
   /**
-   * New content means new chunks to embed: the model loads at the first file, while collect still
-   * reads, and each file's chunks are embedded ahead on the embedder's thread.
+   * New content means new chunks to embed: each file's chunks are embedded ahead on the
+   * embedder's thread while collect still reads (the first such call loads the model there).
    */
   const newContent = (file: CandidateFile, ctx: RunContext): void => {
     if (deps.signals !== undefined || ctx.config.relevance_scoring.scoring_method === 'keyword') return;
     void loadFor(ctx)
       .embedder.then((embedder) => {
-        if (!embedder) return;
-        void embedder.load?.().catch(() => undefined);
-        alignmentFor(embedder, resolveCacheDir(options.root, ctx.config)).ahead(file, ctx);
+        if (embedder) alignmentFor(embedder, resolveCacheDir(options.root, ctx.config)).ahead(file, ctx);
       })
       .catch(() => undefined);
   };
