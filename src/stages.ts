@@ -44,7 +44,7 @@ export type ScoreStage = ((input: ScoreInput, ctx: RunContext) => Promise<ScoreR
   prepare?(task: string, ctx: RunContext): Promise<void>;
   /**
    * Optional: told during collect of each file whose content the run reads for the first time (its
-   * chunks will be embedded): load the model, embed them ahead; never throws.
+   * chunks will be embedded): embed them ahead, which loads the model; never throws.
    */
   newContent?(file: CandidateFile, ctx: RunContext): void;
   /** Optional: told during collect, before any file is read, that new content is coming: load the model; never throws. */

@@ -10,9 +10,9 @@ import { TAKEN_BY_CALLER, type OutlineReply, type OutlineRequest } from './outli
  * hands over the files it will build whose detailed level no cache holds (`prefetchOutlines`);
  * the texts are posted to a worker thread at once, which parses them from the last back, and
  * `claimOutline` hands a result to the engine once. A text the worker has not started when the
- * engine asks for it is taken back (one
- * compare-and-swap on its shared slot) and parsed by the caller, so the two threads share the work
- * from both ends and neither waits for the other's messages. One worker per process, started on
+ * engine asks for it is taken back (one compare-and-swap on its shared slot) and parsed by the
+ * caller, so the two threads share the work from both ends and neither waits for the other's
+ * messages. One worker per process, started on
  * the first blob, unref'd except while a caller waits on it; without one (no compiled worker
  * file, a worker error) every outline is parsed by the caller as before.
  */
