@@ -8,7 +8,7 @@ import { worstCaseHeader } from '../assemble/boot-header.js';
 import { getOutputFormat } from '../assemble/formats/index.js';
 import { selectHistoryWindow, type HistoryItem } from '../assemble/history-window.js';
 import { assignTiers, comparePaths, FILE_TIERS, startingLevels, type FileTier } from './tiers.js';
-import { buildCandidate, isCandidate, type Candidate } from './candidates.js';
+import { buildCandidates, isCandidate, type Candidate } from './candidates.js';
 import { planTierBudgets } from './budgets.js';
 import { allocateRanked, chosenCost, fmt, type TierOutcome } from './overflow.js';
 import { upgradeWithSpare } from './upgrade-spare.js';
@@ -46,16 +46,15 @@ export const allocateContext: AllocateStage = (input: AllocateInput, ctx: RunCon
   const excluded: ExcludedFile[] = [...tiering.excluded];
   const candidates: Record<FileTier, Candidate[]> = { primary: [], supporting: [], reference: [] };
   let withoutLevels = 0;
-  for (const tier of FILE_TIERS) {
-    for (const tiered of tiering.tiers[tier]) {
-      const built = buildCandidate(tiered, input.levels.get(tiered.file.path), ladderTop(tier), { format, tokenizer });
-      if (isCandidate(built)) candidates[tier].push(built);
-      else {
-        excluded.push(built);
-        withoutLevels++;
-      }
+  // every tier's files at once: their blocks are counted in a few batches
+  const tieredFiles = FILE_TIERS.flatMap((tier) => tiering.tiers[tier].map((tiered) => ({ tier, tiered, levels: input.levels.get(tiered.file.path), start: ladderTop(tier) })));
+  buildCandidates(tieredFiles, { format, tokenizer }).forEach((built, i) => {
+    if (isCandidate(built)) candidates[tieredFiles[i]!.tier].push(built);
+    else {
+      excluded.push(built);
+      withoutLevels++;
     }
-  }
+  });
   if (withoutLevels > 0) warnings.push(`${plural(withoutLevels, 'file')} without content levels excluded`);
   const startCost = (c: Candidate) => c.options[slotOption(c, LEVELS.indexOf(starts[c.tier]))]!.cost;
 

@@ -3,7 +3,7 @@ import type { RenderFormat } from '../stages.js';
 import type { Tokenizer } from '../tokenize/tokenizer.js';
 import { FACTOR_NAMES } from '../types.js';
 import { LEVELS } from '../config/schema.js';
-import { fileBlockCost } from '../assemble/block-cost.js';
+import { fileBlockCost, fileBlockCosts } from '../assemble/block-cost.js';
 import type { FileTier, TieredFile } from './tiers.js';
 
 /** One level of one file as it would be rendered: its block and that block's exact cost. */
@@ -50,29 +50,51 @@ export function buildCandidate(
   start: Level,
   options: { format: RenderFormat; tokenizer: Tokenizer },
 ): Candidate | ExcludedFile {
-  const { file } = tiered;
+  return buildCandidates([{ tiered, levels, start }], options)[0]!;
+}
+
+/** buildCandidate for many files, their blocks counted together (fileBlockCosts: a few batches, not one per block). */
+export function buildCandidates(
+  files: ReadonlyArray<{ tiered: TieredFile; levels: readonly LevelContent[] | undefined; start: Level }>,
+  options: { format: RenderFormat; tokenizer: Tokenizer },
+): Array<Candidate | ExcludedFile> {
+  const ladders = files.map(({ tiered, levels, start }) => ladder(tiered, levels, start));
+  const blocks = ladders.flatMap((rungs, i) => (rungs === null ? [] : rungs.map((l) => ({ path: files[i]!.tiered.file.path, level: l.level, content: l.content, tokens: l.tokens }))));
+  const costs = fileBlockCosts(blocks, options.format, options.tokenizer);
+  let at = 0;
+  return files.map(({ tiered }, i) => {
+    const { file } = tiered;
+    const rungs = ladders[i]!;
+    if (rungs === null) return { path: file.path, relevance_score: file.relevance, reason: 'no content levels were produced for this file' };
+    return {
+      path: file.path,
+      tier: tiered.tier,
+      relevance: file.relevance,
+      weight: tiered.weight,
+      category: file.category,
+      factors: Object.fromEntries(FACTOR_NAMES.map((name) => [name, file.factors[name].score])) as Record<FactorName, number>,
+      options: rungs.map((l) => {
+        const { block, cost } = costs[at++]!;
+        return { level: l.level, content: l.content, contentTokens: l.tokens, block, cost };
+      }),
+    };
+  });
+}
+
+/** The levels a file offers from its starting level down (see buildCandidate); null when it has none. */
+function ladder(tiered: TieredFile, levels: readonly LevelContent[] | undefined, start: Level): LevelContent[] | null {
   // A level that repeats the content of the level above it is that level: label it truthfully.
   const present: LevelContent[] = [];
   for (const level of LEVELS) {
     const found = levels?.find((l) => l.level === level);
     if (found && found.content !== present[present.length - 1]?.content) present.push(found);
   }
-  if (present.length === 0) {
-    return { path: file.path, relevance_score: file.relevance, reason: 'no content levels were produced for this file' };
-  }
+  if (present.length === 0) return null;
   const startRank = LEVELS.indexOf(start);
   let first = present.findIndex((l) => LEVELS.indexOf(l.level) >= startRank);
   if (first === -1) first = present.length - 1;
   else if (LEVELS.indexOf(present[first]!.level) > startRank && first > 0) first -= 1;
-  return {
-    path: file.path,
-    tier: tiered.tier,
-    relevance: file.relevance,
-    weight: tiered.weight,
-    category: file.category,
-    factors: Object.fromEntries(FACTOR_NAMES.map((name) => [name, file.factors[name].score])) as Record<FactorName, number>,
-    options: present.slice(first).map((l) => levelOption(file.path, l.level, l.content, l.tokens, options)),
-  };
+  return present.slice(first);
 }
 
 /** Render one level of a file and count its block exactly (contentTokens must be exact). */

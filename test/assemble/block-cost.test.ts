@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { fileBlockCost } from '../../src/assemble/block-cost.js';
+import { fileBlockCost, fileBlockCosts } from '../../src/assemble/block-cost.js';
 import { renderFileBlock } from '../../src/assemble/render.js';
 import { getOutputFormat } from '../../src/assemble/formats/index.js';
 import { createTokenizer, type Tokenizer } from '../../src/tokenize/tokenizer.js';
@@ -46,6 +46,34 @@ describe('fileBlockCost', () => {
         }
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('fileBlockCosts', () => {
+  it.each(['xml', 'markdown', 'json'] as RenderFormat[])('gives each block what fileBlockCost gives it alone, asking the tokenizer a few times, not once per block (%s)', (format) => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(CONTENT, fc.constantFrom('src/a.ts', 'docs/x y.md', 'b')), { minLength: 1, maxLength: 40 }), (files) => {
+        for (const tokenizer of tokenizers) {
+          const inputs = files.map(([content, path]) => ({ path, level: 'detailed' as const, content, tokens: tokenizer.count(content) }));
+          let calls = 0;
+          const counting: Tokenizer = {
+            id: tokenizer.id,
+            count: (text) => {
+              calls++;
+              return tokenizer.count(text);
+            },
+            countMany: (texts) => {
+              calls++;
+              return tokenizer.countMany!(texts);
+            },
+          };
+          expect(fileBlockCosts(inputs, format, counting)).toEqual(inputs.map((input) => fileBlockCost(input, format, tokenizer)));
+          // one batch per round of the settling loop (at most five), whatever the number of blocks
+          expect(calls).toBeLessThanOrEqual(5);
+        }
+      }),
+      { numRuns: 100 },
     );
   });
 });
