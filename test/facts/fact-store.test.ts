@@ -117,14 +117,14 @@ describe('collect through the fact store', () => {
   it('says new content is coming from git\'s index alone, before git status answers and before any file is read; a warm run does not', async () => {
     const { nodeFs, diskFactStore, execGit } = await import('../../src/collect/collect-ports.js');
     const cacheDir = join(caches.root, 'ahead');
-    const run = async () => {
+    // `pauseMs`: how long git status waits for the run to be told before it answers anyway
+    const run = async (pauseMs: number) => {
       const events: string[] = [];
       const real = execGit();
       let told: () => void = () => undefined;
       const toldOrLate = new Promise<void>((resolve) => {
         told = resolve;
-        // a warm run is never told: status answers after a pause long enough for the check to finish
-        setTimeout(resolve, 300);
+        setTimeout(resolve, pauseMs).unref();
       });
       // git status answers only once the run has been told (or the pause is over)
       const git = {
@@ -145,11 +145,13 @@ describe('collect through the fact store', () => {
       await createCollectStage({ fs: { ...fs, readFile: async (path: string) => (events.push('read'), fs.readFile(path)) }, git, factStore: diskFactStore })({ root: repo.root }, context);
       return events;
     };
-    const cold = await run();
+    // cold: status answers only once told (the generous pause only ends a broken run)
+    const cold = await run(20_000);
     expect(cold[0]).toBe('ahead');
     expect(cold.filter((e) => e === 'ahead')).toHaveLength(1);
     expect(cold.filter((e) => e.startsWith('read ')).length).toBeGreaterThan(0);
-    expect(await run()).toEqual([]);
+    // warm: never told; status answers after a pause long enough for the check to look at every file
+    expect(await run(300)).toEqual([]);
   });
 
   it('re-reads a file changed within the racy window on every run until it settles', async () => {
