@@ -69,17 +69,32 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     return bound.align;
   };
   /**
+   * A run's embedder and its binding, found once per run (collect tells newContent of every new
+   * file: the stage's config key is not worked out again per file); null for keyword scoring,
+   * injected signals, or no model.
+   */
+  const runBinding = new WeakMap<RunContext, Promise<{ embedder: Embedder; align: SemanticAlignment } | null>>();
+  const bindingFor = (ctx: RunContext) => {
+    let binding = runBinding.get(ctx);
+    if (binding === undefined) {
+      binding =
+        deps.signals !== undefined || ctx.config.relevance_scoring.scoring_method === 'keyword'
+          ? Promise.resolve(null)
+          : loadFor(ctx).embedder.then((embedder) => (embedder ? { embedder, align: alignmentFor(embedder, resolveCacheDir(options.root, ctx.config)) } : null));
+      binding.catch(() => undefined);
+      runBinding.set(ctx, binding);
+    }
+    return binding;
+  };
+  /**
    * Called as a run starts, before collect: when the task's vector is not stored yet, the model
    * loads now, while the run waits for git, instead of in the middle of scoring. Failures are the
    * score stage's to report.
    */
   const prepare = async (task: string, ctx: RunContext): Promise<void> => {
-    if (deps.signals !== undefined || ctx.config.relevance_scoring.scoring_method === 'keyword') return;
     await (async () => {
-      const embedder = await loadFor(ctx).embedder;
-      if (!embedder?.load) return;
-      const align = alignmentFor(embedder, resolveCacheDir(options.root, ctx.config));
-      if (!(await align.hasTaskVector(task))) await embedder.load();
+      const bound = await bindingFor(ctx);
+      if (bound?.embedder.load && !(await bound.align.hasTaskVector(task))) await bound.embedder.load();
     })().catch(() => undefined);
   };
   /**
@@ -87,18 +102,14 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
    * embedder's thread while collect still reads (the first such call loads the model there).
    */
   const newContent = (file: CandidateFile, ctx: RunContext): void => {
-    if (deps.signals !== undefined || ctx.config.relevance_scoring.scoring_method === 'keyword') return;
-    void loadFor(ctx)
-      .embedder.then((embedder) => {
-        if (embedder) alignmentFor(embedder, resolveCacheDir(options.root, ctx.config)).ahead(file, ctx);
-      })
+    bindingFor(ctx)
+      .then((bound) => bound?.align.ahead(file, ctx))
       .catch(() => undefined);
   };
   /** New content is coming (collect saw it in git's index): the model loads now. */
   const expectNewContent = (ctx: RunContext): void => {
-    if (deps.signals !== undefined || ctx.config.relevance_scoring.scoring_method === 'keyword') return;
-    void loadFor(ctx)
-      .embedder.then((embedder) => embedder?.load?.())
+    bindingFor(ctx)
+      .then((bound) => bound?.embedder.load?.())
       .catch(() => undefined);
   };
   const stage = async ({ task, collected, facts: given }: Parameters<ScoreStage>[0], ctx: RunContext): Promise<ScoreResult> => {

@@ -18,8 +18,6 @@ import { decodeFramed, encodeFramed } from '../util/framed-file.js';
  * `save`, only when there are any.
  */
 export interface PieceCounts {
-  /** The file. */
-  readonly path: string;
   /** Pieces the file held when opened. */
   readonly remembered: number;
   get(piece: string): number | undefined;
@@ -43,7 +41,6 @@ export async function openPieceCounts(path: string): Promise<PieceCounts> {
   let base = decode(await readFile(path).catch(() => Buffer.alloc(0)));
   const added = new Map<string, [number, number, number, number]>();
   return {
-    path,
     remembered: base.length / WORDS,
     get(piece) {
       const h1 = hash1(piece);

@@ -91,7 +91,7 @@ describe('collect through the fact store', () => {
     caches.cleanup();
   });
 
-  /** The real file system, counting what is read and what is handed to analyseAhead. */
+  /** The real file system, counting what is read and what the run is told of (onNewContent). */
   async function countingCollect(root: string, cacheDir: string) {
     const { nodeFs, diskFactStore } = await import('../../src/collect/collect-ports.js');
     const real = nodeFs();

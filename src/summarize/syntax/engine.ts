@@ -74,7 +74,7 @@ export function createSyntaxEngine(options: SyntaxEngineOptions = {}): SyntaxEng
     async outline(language, content) {
       const known = knownOutline(content, language.id);
       if (known !== undefined) return known;
-      // parsed on the outline pool's thread when collect handed the blob over (outline-pool.ts)
+      // parsed on the outline pool's thread when the levels stage handed the text over (outline-pool.ts)
       const claimed = claimOutline(content, language.id);
       let items = claimed === undefined ? undefined : await claimed;
       if (items === undefined) items = await withTree(language, content, (tree) => buildSyntaxOutline(tree, content, language));

@@ -1,9 +1,10 @@
 import type { OutlineItem } from '../outline/types.js';
 
 /**
- * The process's memo of syntax outlines (SyntaxEngine.outline): the chunker of the semantic
- * scorer and the detailed level of the same blob parse it once, and the outline pool
- * (outline-pool.ts) does not send a text whose outline is known.
+ * The process's memo of syntax outlines (SyntaxEngine.outline): a long-lived process parses a
+ * blob once for all its queries (the query-aware detailed level asks again whenever a task names
+ * a definition of it), and the outline pool (outline-pool.ts) does not send a text whose outline
+ * is known.
  */
 
 /** Texts whose outlines are remembered, and their characters, before the oldest go. */
