@@ -23,6 +23,12 @@ import type { BootFacts } from './assemble/boot-header.js';
 
 export interface CollectInput {
   root: string;
+  /**
+   * Root-relative paths that may have changed since this stage's last collect of the same root
+   * and config, when nothing else did (no git index, HEAD or ref change): a stage that remembers
+   * its last collect looks at these alone. Absent: look at everything.
+   */
+  changed?: ReadonlySet<string>;
 }
 export type CollectStage = (input: CollectInput, ctx: RunContext) => Promise<CollectResult>;
 

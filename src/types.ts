@@ -45,7 +45,7 @@ export interface GitFacts {
   isRepo: boolean;
   /** Last commit time per path, epoch ms (one `git log` pass). */
   lastCommitMs: Map<string, number>;
-  /** Paths modified, staged or untracked in the working tree: they count as just changed. */
+  /** Listed paths (not excluded by path rules) modified, staged or untracked in the working tree: they count as just changed. */
   dirty: Set<string>;
   /** HEAD commit, when there is one. */
   head?: string;

@@ -5,11 +5,11 @@ import { InputError } from '../errors.js';
 import { resolveCacheDir, resolveSummaryCacheDir } from '../cache/cache-dir.js';
 import { defaultCollectPorts, execGit, GitCommandError, type CollectPorts } from './collect-ports.js';
 import { loadCoChange } from './co-change.js';
-import { cachedCommitTimes, gitFacts, lastCommitTimes, listRepository, locateRepository } from './git-facts.js';
+import { cachedCommitTimes, gitFacts, lastCommitTimes, listRepository, locateRepository, parseStatus, type GitListing, type GitLocation } from './git-facts.js';
 import { readIndexed } from './indexed-read.js';
-import { collectFactKey } from '../facts/fact-store.js';
+import { collectFactKey, type FactStore } from '../facts/fact-store.js';
 import { createPathFilter, type PathFilter } from './path-filter.js';
-import { mapLimit, readCandidate } from './read-candidate.js';
+import { mapLimit, readCandidate, type ReadOutcome } from './read-candidate.js';
 import { walkTree } from './walk-tree.js';
 
 export type { CollectPorts } from './collect-ports.js';
@@ -25,13 +25,24 @@ export type { CollectPorts } from './collect-ports.js';
  * excluded directory are reported once, as the directory with a file count.
  * Output is sorted by path so the same tree gives the same bytes.
  */
-export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?: KeyValueCache | null } = {}): CollectStage {
+export function createCollectStage(ports: Partial<CollectPorts> & CollectStageOptions = {}): CollectStage {
   // `secretCache`: findings of the secret scan by content hash (security/secret-cache.ts); the
   // pipeline passes the disk-backed one, so a warm run never rescans; none = scan every file.
   const { fs, concurrency, factKinds } = { ...defaultCollectPorts(), ...ports };
   // An injected file system (an in-memory fake) gets no disk index unless one is injected too.
   const factStore = ports.factStore ?? (ports.fs ? async () => null : defaultCollectPorts().factStore);
-  return async ({ root }, ctx) => {
+  // What the last collect found (ports.remember): the next one, told which paths changed, starts from it.
+  let memory: CollectMemory | undefined;
+  let saveTimer: NodeJS.Timeout | undefined;
+  /** Save the store soon, off the answer's path: the next change within the delay moves the save on. */
+  const saveLater = (store: FactStore, warn: (message: string) => void) => {
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(() => {
+      store.save().catch((error: unknown) => warn(saveFailure(store, error)));
+    }, DEFERRED_SAVE_MS);
+    saveTimer.unref();
+  };
+  return async ({ root, changed }, ctx) => {
     // git runs in the environment the entry edge handed in (RunContext.env).
     const git = ports.git ?? execGit(ctx.env);
     const rootReal = await fs.realpath(root).catch((error: unknown) => {
@@ -45,6 +56,13 @@ export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?
     });
     /** Why the path rules exclude a path (an excluded directory above it, or its own name), if they do. */
     const pathCheck = (path: string) => filter.excludedAncestor(path)?.reason ?? filter.fileReason(path);
+    const key = collectKey(rootReal, ctx.config);
+    // the warm index says which paths changed since the last collect: only those are looked at again
+    if (changed !== undefined && memory?.key === key) {
+      const result = await collectChanged(memory, changed);
+      if (result !== undefined) return result;
+    }
+    memory = undefined;
     const warnings: string[] = [];
     const excluded: ExcludedFile[] = [];
 
@@ -130,67 +148,206 @@ export function createCollectStage(ports: Partial<CollectPorts> & { secretCache?
       facts = Promise.resolve({ isRepo: false, lastCommitMs: new Map(), dirty: new Set() });
     }
 
-    const includeSecrets = ctx.config.collect.include_secrets;
-    const secretCache = includeSecrets ? null : (ports.secretCache ?? null);
-    const readOptions = { fs, rootReal, maxBytes: ctx.config.collect.max_file_bytes, rules: { includeSecrets }, pathCheck, secretCache };
-    const readFileSync = fs.readFileSync?.bind(fs);
-    // With the fact store, a blob's findings live in its collect fact: the secret cache is read
-    // there but not written (a cold run would write one file per blob, ~0.3 ms each here).
-    const onNewBlob = (file: CandidateFile) => ctx.onNewContent?.(file);
-    const indexed = store && readFileSync
-      ? { ...readOptions, secretCache: readOnly(secretCache), store, kinds: factKinds, readFileSync, nowMs: ctx.nowMs, onNewBlob }
-      : undefined;
-    // git's index knows the blob of a tracked file the working tree has not changed
-    const gitBlob = (path: string) => (listing && !listing.dirty.has(path) ? listing.blobs.get(path) : undefined);
-    let done = 0;
-    // Reads are synchronous behind the async port, and a new blob is analysed at once; after
-    // TURN_MS of that all readers wait one turn of the event loop, so git (commit times, running
-    // meanwhile as a chain of commands) gets its pipe drained and its next command started
-    // instead of stalling until the last file is read.
-    let turn: Promise<void> | undefined;
-    let turnAt = performance.now();
-    const [outcomes, gitResult] = await Promise.all([
-      mapLimit(listed, concurrency, async (path) => {
+    const read = reader(store, listing);
+    const [outcomes, gitResult] = await Promise.all([readAll(listed, read), facts]);
+    // what a later collect that starts from this one says again (not this one's save failure)
+    const readWarnings = [...warnings];
+    if (store) {
+      store.retainStats(rootReal, new Set(listed));
+      await store.save().catch((error: unknown) => {
+        warnings.push(saveFailure(store, error));
+      });
+    }
+    const byPathOutcome = new Map(listed.map((path, i) => [path, outcomes[i]!]));
+    if (ports.remember && store && location && listing) {
+      memory = { key, rootReal, store, location, listing, listed, pathExcluded: excluded, warnings: readWarnings, outcomes: byPathOutcome, git: gitResult };
+    }
+    return assemble(byPathOutcome, excluded, warnings, gitResult);
+
+    /**
+     * How one listed path is read: through the fact store when there is one (a tracked file the
+     * working tree has not changed is known by git's blob id), else in full.
+     */
+    function reader(store: FactStore | null, listing: GitListing | undefined): (path: string) => Promise<ReadOutcome> {
+      const includeSecrets = ctx.config.collect.include_secrets;
+      const secretCache = includeSecrets ? null : (ports.secretCache ?? null);
+      const readOptions = { fs, rootReal, maxBytes: ctx.config.collect.max_file_bytes, rules: { includeSecrets }, pathCheck, secretCache };
+      const readFileSync = fs.readFileSync?.bind(fs);
+      // With the fact store, a blob's findings live in its collect fact: the secret cache is read
+      // there but not written (a cold run would write one file per blob, ~0.3 ms each here).
+      const onNewBlob = (file: CandidateFile) => ctx.onNewContent?.(file);
+      const indexed = store && readFileSync
+        ? { ...readOptions, secretCache: readOnly(secretCache), store, kinds: factKinds, readFileSync, nowMs: ctx.nowMs, onNewBlob }
+        : undefined;
+      // git's index knows the blob of a tracked file the working tree has not changed
+      const gitBlob = (path: string) => (listing && !listing.dirty.has(path) ? listing.blobs.get(path) : undefined);
+      return (path) => (indexed ? readIndexed(path, gitBlob(path), indexed) : readCandidate(path, readOptions));
+    }
+
+    /** Read every path, `concurrency` at a time, reporting progress. */
+    function readAll(paths: readonly string[], read: (path: string) => Promise<ReadOutcome>): Promise<ReadOutcome[]> {
+      let done = 0;
+      // Reads are synchronous behind the async port, and a new blob is analysed at once; after
+      // TURN_MS of that all readers wait one turn of the event loop, so git (commit times, running
+      // meanwhile as a chain of commands) gets its pipe drained and its next command started
+      // instead of stalling until the last file is read.
+      let turn: Promise<void> | undefined;
+      let turnAt = performance.now();
+      return mapLimit(paths, concurrency, async (path) => {
         if (performance.now() - turnAt >= TURN_MS) {
           turn = new Promise((next) => setImmediate(next));
           turnAt = performance.now();
         }
         await turn;
-        const outcome = indexed ? await readIndexed(path, gitBlob(path), indexed) : await readCandidate(path, readOptions);
-        ctx.reporter.progress('collect', ++done, listed.length);
+        const outcome = await read(path);
+        ctx.reporter.progress('collect', ++done, paths.length);
         return outcome;
-      }),
-      facts,
-    ]);
-    const files: CandidateFile[] = [];
-    const redacted: string[] = [];
-    for (const outcome of outcomes) {
-      if ('file' in outcome) {
-        files.push(outcome.file);
-        if (outcome.redacted) redacted.push(`${outcome.file.path} (${outcome.redacted.join(', ')})`);
-      } else excluded.push(outcome.excluded);
-    }
-    if (redacted.length > 0) {
-      redacted.sort();
-      const shown = redacted.slice(0, 5).join('; ');
-      warnings.push(`credentials redacted in ${redacted.length} file${redacted.length === 1 ? '' : 's'}: ${shown}${redacted.length > 5 ? '; ...' : ''}; set collect.include_secrets: true to keep them`);
-    }
-    ctx.reporter.debug(`collect: ${files.length} candidates, ${excluded.length} excluded`);
-    if (store) {
-      store.retainStats(rootReal, new Set(listed));
-      await store.save().catch((error: unknown) => {
-        warnings.push(`index ${store.path} could not be saved (${(error as NodeJS.ErrnoException).code ?? String(error)}): the next run reads changed files again`);
       });
     }
-    const result: CollectResult = {
-      root,
-      files: files.sort(byPath),
-      excluded: excluded.sort(byPath),
-      git: gitResult,
-      warnings,
-    };
-    return result;
+
+    /** The result of a collect: candidates and exclusions sorted by path, and the redaction warning. */
+    function assemble(outcomes: ReadonlyMap<string, ReadOutcome>, pathExcluded: readonly ExcludedFile[], baseWarnings: readonly string[], gitResult: GitFacts): CollectResult {
+      const files: CandidateFile[] = [];
+      const excludedAll = [...pathExcluded];
+      const warningsAll = [...baseWarnings];
+      const redacted: string[] = [];
+      for (const outcome of outcomes.values()) {
+        if ('file' in outcome) {
+          files.push(outcome.file);
+          if (outcome.redacted) redacted.push(`${outcome.file.path} (${outcome.redacted.join(', ')})`);
+        } else excludedAll.push(outcome.excluded);
+      }
+      if (redacted.length > 0) {
+        redacted.sort();
+        const shown = redacted.slice(0, 5).join('; ');
+        warningsAll.push(`credentials redacted in ${redacted.length} file${redacted.length === 1 ? '' : 's'}: ${shown}${redacted.length > 5 ? '; ...' : ''}; set collect.include_secrets: true to keep them`);
+      }
+      ctx.reporter.debug(`collect: ${files.length} candidates, ${excludedAll.length} excluded`);
+      // the dirty paths the collect looked at: what the path rules exclude is never scored
+      const dirty = new Set([...gitResult.dirty].filter((path) => outcomes.has(path)));
+      return { root, files: files.sort(byPath), excluded: excludedAll.sort(byPath), git: { ...gitResult, dirty }, warnings: warningsAll };
+    }
+
+    /**
+     * The collect after `held`, when only `changedPaths` (root-relative) may differ and git's
+     * index, HEAD and refs did not change: git is asked about those paths alone, only they are
+     * read again, and every other path keeps its outcome (the same candidate object). Undefined
+     * when the change is not one of files (a directory came or went): then everything is collected.
+     */
+    async function collectChanged(held: CollectMemory, changedPaths: ReadonlySet<string>): Promise<CollectResult | undefined> {
+      if (changedPaths.size > MAX_CHANGED_PATHS) return undefined;
+      const paths = [...changedPaths].filter((p) => p !== '' && !p.split('/').some((part) => part === '' || part === '.' || part === '..'));
+      if (paths.length !== changedPaths.size) return undefined;
+      // a file that changes what git ignores or how it compares content changes other paths' status too
+      if (paths.some((p) => GIT_RULE_FILES.has(p.slice(p.lastIndexOf('/') + 1)))) return undefined;
+      const previous = held.listing;
+      for (const path of paths) {
+        const info = await fs.lstat(`${rootReal}${sep}${path.split('/').join(sep)}`).catch(() => undefined);
+        if (info?.kind === 'dir') return undefined;
+        // gone, and not a path the last collect knew: it may have been a directory
+        if (info === undefined && !held.outcomes.has(path) && !previous.tracked.has(path) && !previous.untracked.has(path)) {
+          const inside = `${path}/`;
+          for (const known of held.outcomes.keys()) if (known.startsWith(inside)) return undefined;
+          for (const known of previous.tracked) if (known.startsWith(inside)) return undefined;
+        }
+      }
+      const listing: GitListing = { ...previous, dirty: new Set(previous.dirty), added: new Set(previous.added), untracked: new Set(previous.untracked) };
+      if (paths.length > 0) {
+        const status = await git.run(['--literal-pathspecs', 'status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', '--', ...paths], rootReal).catch((error: unknown) => {
+          if (error instanceof GitCommandError) return undefined;
+          throw error;
+        });
+        if (status === undefined) return undefined;
+        for (const path of paths) {
+          listing.dirty.delete(path);
+          listing.added.delete(path);
+          listing.untracked.delete(path);
+        }
+        const now = parseStatus(status, held.location.prefix);
+        for (const path of now.dirty) listing.dirty.add(path);
+        for (const path of now.added) listing.added.add(path);
+        for (const path of now.untracked) listing.untracked.add(path);
+      }
+      // the listed paths change only when an untracked file came or went
+      const sameUntracked = listing.untracked.size === previous.untracked.size && paths.every((p) => listing.untracked.has(p) === previous.untracked.has(p));
+      let listed = held.listed;
+      let pathExcluded = held.pathExcluded;
+      if (!sameUntracked) {
+        const excludedNow: ExcludedFile[] = [];
+        listed = dropExcludedByPath([...new Set([...listing.tracked, ...listing.untracked])], filter, excludedNow);
+        pathExcluded = excludedNow;
+      }
+      const read = reader(held.store, listing);
+      const again = sameUntracked ? paths.filter((path) => held.outcomes.has(path)) : listed.filter((path) => changedPaths.has(path) || !held.outcomes.has(path));
+      const readNow = await readAll(again, read);
+      let outcomes: Map<string, ReadOutcome>;
+      if (sameUntracked) {
+        outcomes = new Map(held.outcomes);
+        again.forEach((path, i) => outcomes.set(path, readNow[i]!));
+      } else {
+        const fresh = new Map(again.map((path, i) => [path, readNow[i]!]));
+        outcomes = new Map(listed.map((path) => [path, fresh.get(path) ?? held.outcomes.get(path)!]));
+      }
+      if (!sameUntracked) held.store.retainStats(rootReal, new Set(listed));
+      const warningsNow = [...held.warnings];
+      if (held.store.dirty) saveLater(held.store, (message) => (held.saveWarning = message));
+      if (held.saveWarning !== undefined) {
+        warningsNow.push(held.saveWarning);
+        held.saveWarning = undefined;
+      }
+      const gitResult: GitFacts = { ...held.git, dirty: listing.dirty };
+      memory = { ...held, listing, listed, pathExcluded, outcomes, git: gitResult };
+      return assemble(outcomes, pathExcluded, warningsNow, gitResult);
+    }
   };
+}
+
+export interface CollectStageOptions {
+  secretCache?: KeyValueCache | null;
+  /**
+   * Keep what the last collect found, for a long-lived caller (the warm index): a collect told
+   * which paths changed (CollectInput.changed) then looks at those alone, and its fact store is
+   * saved a moment after the answer instead of before it (and by the caller on close).
+   */
+  remember?: boolean;
+}
+
+/** What one collect found, kept for the next (CollectStageOptions.remember). */
+interface CollectMemory {
+  key: string;
+  rootReal: string;
+  store: FactStore;
+  location: GitLocation;
+  listing: GitListing;
+  /** Paths read (the listing after the path rules), and what each gave. */
+  listed: string[];
+  outcomes: Map<string, ReadOutcome>;
+  /** Paths the path rules excluded (before any read). */
+  pathExcluded: ExcludedFile[];
+  /** Warnings before the reads (store, shallow clone, git). */
+  warnings: string[];
+  git: GitFacts;
+  /** A deferred save that failed: said by the next collect. */
+  saveWarning?: string;
+}
+
+/**
+ * Everything a collect's result depends on besides the tree: two collects with the same key
+ * over an unchanged tree give the same result.
+ */
+export function collectKey(root: string, config: Config): string {
+  return JSON.stringify([root, config.collect, config.cache, config.summarization.caching.cache_path, config.relevance_scoring.co_change]);
+}
+
+/** Files in the tree that change git's view of other paths: a change to one is a change of everything. */
+const GIT_RULE_FILES = new Set(['.gitignore', '.gitattributes', '.gitmodules']);
+/** Beyond this many changed paths a collect starts over (one git call names them all). */
+const MAX_CHANGED_PATHS = 1000;
+/** A remembering stage saves its fact store this long after a collect that learnt something. */
+const DEFERRED_SAVE_MS = 1000;
+
+function saveFailure(store: FactStore, error: unknown): string {
+  return `index ${store.path} could not be saved (${(error as NodeJS.ErrnoException).code ?? String(error)}): the next run reads changed files again`;
 }
 
 /** Tracked files the new-content check looks at between two turns of the event loop. */

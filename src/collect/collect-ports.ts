@@ -98,7 +98,7 @@ export interface CollectPorts {
 }
 
 /** Settings every git child gets whatever the caller's environment. */
-const GIT_ENV = { GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' } as const;
+const GIT_ENV = { GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' } as const;
 
 /** Large enough for `ls-files` of a monorepo (200k paths at ~100 bytes). */
 const MAX_GIT_OUTPUT_BYTES = 512 * 1024 * 1024;
@@ -153,10 +153,14 @@ export function execGit(baseEnv?: Readonly<Record<string, string | undefined>>):
   // environment (the CLI passes its own); without one the library reads none, and the child
   // inherits the process's as Node does when no `env` is given (these settings then unset).
   const env = baseEnv === undefined ? undefined : { ...baseEnv, ...GIT_ENV };
+  // Whatever the environment, git never writes its index for us: a status that refreshed it
+  // would take a lock the user's own git may need, and tell a warm index's watchers that git's
+  // view changed when only a file did.
+  const argv = (args: string[]) => ['--no-optional-locks', ...args];
   return {
     run: (args, cwd) =>
       new Promise((resolve, reject) => {
-        execFile('git', args, { cwd, env, encoding: 'buffer', maxBuffer: MAX_GIT_OUTPUT_BYTES }, (error, stdout, stderr) => {
+        execFile('git', argv(args), { cwd, env, encoding: 'buffer', maxBuffer: MAX_GIT_OUTPUT_BYTES }, (error, stdout, stderr) => {
           if (error) {
             const code = (error as NodeJS.ErrnoException).code;
             reject(new GitCommandError(args, typeof code === 'number' ? code : null, stderr?.toString('utf8') ?? '', code === 'ENOENT'));
@@ -165,7 +169,7 @@ export function execGit(baseEnv?: Readonly<Record<string, string | undefined>>):
       }),
     stream: (args, cwd, onData) =>
       new Promise((resolve, reject) => {
-        const child = spawn('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn('git', argv(args), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
         let stopped = false;
         let stderr = '';
         child.stderr.on('data', (chunk: Buffer) => {

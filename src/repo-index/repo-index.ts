@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, resolve, sep } from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { CollectStage, HistoryMessage, RenderFormat } from '../stages.js';
 import type { CollectResult, Reporter } from '../types.js';
 import { resolveCacheDir } from '../cache/cache-dir.js';
-import { createCollectStage } from '../collect/collect-files.js';
+import { collectKey, createCollectStage } from '../collect/collect-files.js';
 import { factStorePath, openFactStore, type FactStore } from '../facts/fact-store.js';
 import { defaultDeps, runContextBudget, type PipelineDeps, type PipelineResult } from '../pipeline.js';
 import { createChars4Tokenizer, memoiseTokenizers } from '../tokenize/tokenizer.js';
@@ -64,7 +64,7 @@ export function createRepoIndex(options: RepoIndexOptions): RepoIndex {
     return store;
   };
   const watch = createTreeWatch();
-  const collect = warmCollect(createCollectStage({ factStore: storeFor }), now, watch);
+  const collect = warmCollect(createCollectStage({ factStore: storeFor, remember: true }), now, watch);
   // The tokenizer too stays warm: its table loads once, its remembered counts serve every query.
   const createTokenizer = memoiseTokenizers(options.deps?.createTokenizer);
   const deps: PipelineDeps = { ...defaultDeps(options.config, root, { longLived: true }), ...options.deps, createTokenizer, collect };
@@ -93,18 +93,39 @@ export function createRepoIndex(options: RepoIndexOptions): RepoIndex {
  * being written, racy, always collects again).
  */
 function warmCollect(inner: CollectStage, now: () => number, watch: TreeWatch): CollectStage {
-  let last: { key: string; result: CollectResult; snapshot: TreeSnapshot; git: GitMetaPaths | undefined } | undefined;
-  // A watched directory reports every change after the collect began (markClean), so a racy
-  // stat no longer matters there; directories watched only after the collect are compared by
-  // stat once (racy included) right after it.
-  const unchanged = async (held: NonNullable<typeof last>): Promise<boolean> =>
-    watch.usable ? !(await watch.dirty()) : !changedSince(held.snapshot, held.git);
+  let last: { key: string; rootReal: string; result: CollectResult; snapshot: TreeSnapshot; git: GitMetaPaths | undefined } | undefined;
+  /**
+   * What changed since the last collect: nothing (an empty set), the root-relative paths the
+   * watchers named, or 'all'. Where watching is not available, the same stat snapshot is
+   * nothing and any difference is 'all'.
+   */
+  const changesSince = async (held: NonNullable<typeof last>): Promise<ReadonlySet<string> | 'all'> => {
+    if (!watch.usable) return changedSince(held.snapshot, held.git) ? 'all' : new Set();
+    const changes = await watch.changes();
+    if (changes === 'all') return 'all';
+    const inside = `${held.rootReal}${sep}`;
+    const paths = new Set<string>();
+    for (const abs of changes) {
+      // an event on the root's own entry, or outside it: not a change of one file
+      if (!abs.startsWith(inside)) return 'all';
+      paths.add(abs.slice(inside.length).split(sep).join('/'));
+    }
+    return paths;
+  };
   return async (input, ctx) => {
-    const key = JSON.stringify([input.root, ctx.config.collect, ctx.config.cache, ctx.config.summarization.caching.cache_path]);
-    if (last && last.key === key && (await unchanged(last))) return { ...last.result, warnings: [...last.result.warnings] };
+    const key = collectKey(input.root, ctx.config);
+    const changes = last && last.key === key ? await changesSince(last) : 'all';
+    if (changes !== 'all' && changes.size === 0) return { ...last!.result, warnings: [...last!.result.warnings] };
     // events from here on are changes this collect may not have seen
     watch.markClean();
-    const result = await inner(input, ctx);
+    // the collect stage remembers its last collect: told the changed paths, it reads those alone
+    const result = await inner(changes === 'all' ? input : { ...input, changed: changes }, ctx);
+    // the stage collected the changed paths alone (it kept the other candidates), and none of
+    // them came or went: the same directories, already watched
+    if (last && changes !== 'all' && keptCandidates(last.result, result, changes) && [...changes].every((path) => listedIn(last!.result, path) === listedIn(result, path))) {
+      last = { ...last, result };
+      return { ...result, warnings: [...result.warnings] };
+    }
     const rootReal = realpathSync.native(input.root);
     const git = result.git.isRepo ? gitMetaPaths(rootReal) : undefined;
     // the directories first: while the watchers already cover them, no stat of the tree is needed
@@ -115,9 +136,36 @@ function warmCollect(inner: CollectStage, now: () => number, watch: TreeWatch): 
       // directories watched only from now on: compare their stats once for what changed before
       if (added > 0 && changedSince(snapshot, git)) watch.markDirty();
     }
-    last = { key, result, snapshot, git };
+    last = { key, rootReal, result, snapshot, git };
     return { ...result, warnings: [...result.warnings] };
   };
+}
+
+/**
+ * Whether a collect told which paths changed looked at those alone: it keeps every other
+ * candidate object, where a full collect makes every one anew (the first unchanged candidate tells).
+ */
+function keptCandidates(before: CollectResult, after: CollectResult, changed: ReadonlySet<string>): boolean {
+  const kept = after.files.find((f) => !changed.has(f.path));
+  return kept !== undefined && sortedFind(before.files, kept.path) === kept;
+}
+
+/** Whether a collect result lists `path` as a candidate or an exclusion (both are sorted by path). */
+function listedIn(result: CollectResult, path: string): boolean {
+  return sortedFind(result.files, path) !== undefined || sortedFind(result.excluded, path) !== undefined;
+}
+
+function sortedFind<T extends { path: string }>(entries: readonly T[], path: string): T | undefined {
+  let lo = 0;
+  let hi = entries.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = entries[mid]!;
+    if (at.path === path) return at;
+    if (at.path < path) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
 }
 
 function gitMetaPaths(rootReal: string): GitMetaPaths | undefined {

@@ -1,12 +1,13 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
  * Change notification for the warm index: one non-recursive `fs.watch` (inotify on Linux) per
  * directory that holds a collected path, and per directory of git's index/HEAD/ref files. Any
  * event in any of them marks the tree dirty, so a query after an idle period costs no stat of
- * the tree at all. Watchers persist across collects (only directories that appear or vanish are
+ * the tree at all; an event names the entry that changed, so a query after an edit looks at
+ * that entry alone. Watchers persist across collects (only directories that appear or vanish are
  * added or closed). When a directory cannot be watched (the inotify watch limit, too many
  * directories) or a watcher fails, the watch reports `usable: false` and the caller compares stats.
  */
@@ -15,6 +16,12 @@ export interface TreeWatch {
   readonly usable: boolean;
   /** Whether an event arrived since `markClean`; waits for events already queued by the kernel first. */
   dirty(): Promise<boolean>;
+  /**
+   * What changed since `markClean` (waiting like `dirty`): the absolute paths the events named,
+   * or 'all' when an event cannot be pinned to an entry of the tree (git's index, HEAD or refs,
+   * a watched directory gone, an unnamed event, more than MAX_CHANGED_ENTRIES) or after markDirty.
+   */
+  changes(): Promise<ReadonlySet<string> | 'all'>;
   markClean(): void;
   markDirty(): void;
   /**
@@ -28,17 +35,35 @@ export interface TreeWatch {
 
 /** More directories than this are compared by stat instead (each watcher costs a kernel watch and a handle). */
 export const MAX_WATCHED_DIRECTORIES = 50_000;
+/** Beyond this many changed entries the change is 'all' (a checkout, a generator): collect everything again. */
+export const MAX_CHANGED_ENTRIES = 1000;
 
 export function createTreeWatch(): TreeWatch {
   const watchers = new Map<string, { watcher: FSWatcher; names: ReadonlySet<string> | undefined }>();
   // Directories whose own entry was removed or renamed: their watch ended with them, even when a
   // directory made again at the same path gets the same inode number.
   const ended = new Set<string>();
-  let dirty = true;
+  // 'all' until the first markClean; then the entries named by events since
+  let changed: Set<string> | 'all' = 'all';
+  const changedAll = () => {
+    changed = 'all';
+  };
+  const changedEntry = (abs: string) => {
+    if (changed === 'all') return;
+    changed.add(abs);
+    if (changed.size > MAX_CHANGED_ENTRIES) changed = 'all';
+  };
+  const changes = async (): Promise<ReadonlySet<string> | 'all'> => {
+    // An edit finished before this call has queued its inotify event; two turns of the event
+    // loop put a full poll phase after it, so its callback has run when we look.
+    await nextTurn();
+    await nextTurn();
+    return changed;
+  };
   let usable = true;
   const fail = () => {
     usable = false;
-    dirty = true;
+    changedAll();
     for (const w of watchers.values()) w.watcher.close();
     watchers.clear();
   };
@@ -47,18 +72,14 @@ export function createTreeWatch(): TreeWatch {
       return usable;
     },
     async dirty() {
-      // An edit finished before this call has queued its inotify event; two turns of the event
-      // loop put a full poll phase after it, so its callback has run when we look.
-      await nextTurn();
-      await nextTurn();
-      return dirty;
+      const now = await changes();
+      return now === 'all' || now.size > 0;
     },
+    changes,
     markClean() {
-      dirty = false;
+      changed = new Set();
     },
-    markDirty() {
-      dirty = true;
-    },
+    markDirty: changedAll,
     watchDirectories(dirs) {
       if (!usable) return 0;
       if (dirs.size > MAX_WATCHED_DIRECTORIES) {
@@ -81,10 +102,14 @@ export function createTreeWatch(): TreeWatch {
             // the directory itself went away (Linux reports its own name); a child of the same name only costs a new watch
             if (event === 'rename' && name !== null && String(name) === self) {
               ended.add(dir);
-              dirty = true;
+              changedAll();
             }
             // a name we cannot read (null) may be any entry
-            if (names === undefined || name === null || names.has(String(name))) dirty = true;
+            if (name === null) changedAll();
+            // in git's directories only the files named matter, and any change there is a change of everything
+            else if (names !== undefined) {
+              if (names.has(String(name))) changedAll();
+            } else changedEntry(join(dir, String(name)));
           });
           watcher.on('error', fail);
           watchers.set(dir, { watcher, names });
@@ -92,7 +117,7 @@ export function createTreeWatch(): TreeWatch {
         } catch (error) {
           // a directory that vanished since the collect: the tree changed
           if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-            dirty = true;
+            changedAll();
             continue;
           }
           // ENOSPC (inotify watch limit), EMFILE, no watch support: compare stats instead

@@ -6,6 +6,7 @@ import { ConfigSchema, type Config } from '../../src/config/schema.js';
 import { runContextBudget, type PipelineDeps, type PipelineResult } from '../../src/pipeline.js';
 import { createRepoIndex, type RepoIndex } from '../../src/repo-index/repo-index.js';
 import { makeFixtureRepo, makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
+import { settledWarmIndex } from '../helpers/warm-index.js';
 
 /**
  * The incremental index must never change an answer: after every kind of change to the tree,
@@ -137,10 +138,7 @@ describe('warm index with the real clock: directory watchers tell it what change
     repo = makeFixtureRepo([{ date: '2026-01-05T10:00:00Z', files: SOURCES }]);
     caches = makeTempDir('aiwg-index-watch-');
     // the pipeline's clock is fixed (same records as a cold run); the racy-stat guard uses the real one
-    index = createRepoIndex({ root: repo.root, config: configFor(join(caches.root, 'warm-index')), deps: fixed });
-    // files written in the last 2 s could change again without changing their stat: let them age
-    await new Promise((done) => setTimeout(done, 2100));
-    await index.refresh();
+    index = await settledWarmIndex(repo.root, configFor(join(caches.root, 'warm-index')), fixed);
   }, 120_000);
 
   afterAll(async () => {
