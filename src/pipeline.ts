@@ -38,6 +38,8 @@ export interface PipelineDeps {
   /** Injected clock, epoch ms. */
   now: () => number;
   createTokenizer: (id: Config['tokenizer'], options?: TokenizerOptions) => Promise<Tokenizer>;
+  /** The piece counts a run's tokenizer remembers and saves (runPieceCounts; a long-lived process opens them once). */
+  pieceCounts: (root: string, config: Config) => Promise<PieceCounts | undefined>;
   newRunId: () => string;
   /** Creates the tool's own directories under the root, each ignoring itself in git. */
   ensureOwnDirs: (root: string, config: Config) => Promise<void>;
@@ -117,6 +119,7 @@ export function defaultDeps(config: Config, root: string, options: { longLived?:
     allocate: allocateContext,
     now: () => Date.now(),
     createTokenizer,
+    pieceCounts: runPieceCounts,
     newRunId: () => randomUUID(),
     ensureOwnDirs,
   };
@@ -150,7 +153,7 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   // Score counts no tokens: the tokenizer's table loads while it runs, once collect is done (on two
   // cores a table loading beside git's listing slowed git down). The piece counts of earlier runs
   // spare a warm run most of its counting.
-  const pieceCounts = openRunPieceCounts(root, config);
+  const pieceCounts = deps.pieceCounts(root, config);
   let loading: Promise<Tokenizer> | undefined;
   const startTokenizer = (): Promise<Tokenizer> => {
     if (loading === undefined) {
@@ -229,9 +232,15 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
 }
 
 /** The run's remembered piece counts: none for chars4 or with caching off; an unreadable file is an empty table. */
-function openRunPieceCounts(root: string, config: Config): Promise<PieceCounts | undefined> {
-  if (config.tokenizer === 'chars4' || !config.summarization.caching.enabled) return Promise.resolve(undefined);
-  return openPieceCounts(pieceCountsPath(resolveCacheDir(root, config), config.tokenizer));
+export function runPieceCounts(root: string, config: Config): Promise<PieceCounts | undefined> {
+  const path = runPieceCountsPath(root, config);
+  return path === undefined ? Promise.resolve(undefined) : openPieceCounts(path);
+}
+
+/** The file of a run's remembered piece counts; undefined for chars4 or with caching off. */
+export function runPieceCountsPath(root: string, config: Config): string | undefined {
+  if (config.tokenizer === 'chars4' || !config.summarization.caching.enabled) return undefined;
+  return pieceCountsPath(resolveCacheDir(root, config), config.tokenizer);
 }
 
 async function savePieceCounts(pieceCounts: PieceCounts | undefined, ctx: RunContext): Promise<void> {

@@ -7,7 +7,8 @@ import type { CollectResult, Reporter } from '../types.js';
 import { resolveCacheDir } from '../cache/cache-dir.js';
 import { collectKey, createCollectStage } from '../collect/collect-files.js';
 import { factStorePath, openFactStore, type FactStore } from '../facts/fact-store.js';
-import { defaultDeps, runContextBudget, type PipelineDeps, type PipelineResult } from '../pipeline.js';
+import { defaultDeps, runContextBudget, runPieceCounts, runPieceCountsPath, type PipelineDeps, type PipelineResult } from '../pipeline.js';
+import type { PieceCounts } from '../tokenize/piece-counts.js';
 import { createChars4Tokenizer, memoiseTokenizers } from '../tokenize/tokenizer.js';
 import { silentReporter } from '../util/reporter.js';
 import { changedSince, takeSnapshot, type GitMetaPaths, type TreeSnapshot } from './tree-snapshot.js';
@@ -65,9 +66,18 @@ export function createRepoIndex(options: RepoIndexOptions): RepoIndex {
   };
   const watch = createTreeWatch();
   const collect = warmCollect(createCollectStage({ factStore: storeFor, remember: true }), now, watch);
-  // The tokenizer too stays warm: its table loads once, its remembered counts serve every query.
+  // The tokenizer too stays warm: its table loads once, and its remembered counts, opened once,
+  // serve every query and take in what each one counts (each query saves what it added).
   const createTokenizer = memoiseTokenizers(options.deps?.createTokenizer);
-  const deps: PipelineDeps = { ...defaultDeps(options.config, root, { longLived: true }), ...options.deps, createTokenizer, collect };
+  const pieceStores = new Map<string, Promise<PieceCounts | undefined>>();
+  const pieceCounts = (rootOfRun: string, config: Config) => {
+    const path = runPieceCountsPath(rootOfRun, config);
+    if (path === undefined) return Promise.resolve(undefined);
+    let store = pieceStores.get(path);
+    if (!store) pieceStores.set(path, (store = runPieceCounts(rootOfRun, config)));
+    return store;
+  };
+  const deps: PipelineDeps = { ...defaultDeps(options.config, root, { longLived: true }), pieceCounts, ...options.deps, createTokenizer, collect };
   return {
     root,
     deps,

@@ -119,14 +119,18 @@ function wrapGpt(id: TokenizerId, counter: BpeCounter, stored?: PieceCounts): To
 /**
  * A tokenizer factory that makes each id once and hands the same one out again, for a
  * long-lived process (the warm repository index, the provider): the encoding table loads once
- * and the remembered piece counts carry over from one query to the next. A failed load is retried.
+ * and the remembered piece counts carry over from one query to the next (the options of the
+ * call that makes it: a long-lived caller passes the same piece-count store every time). A
+ * failed load is retried.
  */
-export function memoiseTokenizers(create: (id: TokenizerId) => Promise<Tokenizer> = createTokenizer): (id: TokenizerId) => Promise<Tokenizer> {
+export function memoiseTokenizers(
+  create: (id: TokenizerId, options?: TokenizerOptions) => Promise<Tokenizer> = createTokenizer,
+): (id: TokenizerId, options?: TokenizerOptions) => Promise<Tokenizer> {
   const made = new Map<TokenizerId, Promise<Tokenizer>>();
-  return (id) => {
+  return (id, options) => {
     let tokenizer = made.get(id);
     if (tokenizer === undefined) {
-      tokenizer = create(id);
+      tokenizer = create(id, options);
       made.set(id, tokenizer);
       tokenizer.catch(() => made.delete(id));
     }

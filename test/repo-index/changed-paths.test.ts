@@ -5,7 +5,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigSchema, type Config } from '../../src/config/schema.js';
 import { createCollectStage } from '../../src/collect/collect-files.js';
-import type { RepoIndex } from '../../src/repo-index/repo-index.js';
+import { createRepoIndex, type RepoIndex } from '../../src/repo-index/repo-index.js';
+import { openPieceCounts, pieceCountsPath } from '../../src/tokenize/piece-counts.js';
 import { createTreeWatch, MAX_CHANGED_ENTRIES, type TreeWatch } from '../../src/repo-index/tree-watch.js';
 import type { CollectResult } from '../../src/types.js';
 import { makeFixtureRepo, makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
@@ -196,4 +197,27 @@ describe('tree watch: the entries that changed', () => {
     for (let i = 0; i <= MAX_CHANGED_ENTRIES; i++) writeFileSync(join(dir.root, `src/f${i}.ts`), '');
     expect(await watch.changes()).toBe('all');
   });
+});
+
+describe('warm index: the tokenizer remembers what every query counted', () => {
+  it("a second query's new pieces are saved to the piece-count file, which the index opened once", async () => {
+    const repo = makeFixtureRepo([{ date: '2026-01-05T10:00:00Z', files: SOURCES }]);
+    const caches = makeTempDir('aiwg-index-pieces-');
+    const config = ConfigSchema.parse({ relevance_scoring: { scoring_method: 'keyword' }, tokenizer: 'o200k', cache: { dir: caches.root } });
+    const index = createRepoIndex({ root: repo.root, config });
+    try {
+      await index.query({ task: 'fix the retry backoff' });
+      const remembered = async () => (await openPieceCounts(pieceCountsPath(caches.root, 'o200k'))).remembered;
+      const afterFirst = await remembered();
+      expect(afterFirst).toBeGreaterThan(0);
+      // a new file and a new task: pieces no query counted before
+      writeFileSync(join(repo.root, 'src/billing/tax.ts'), 'export function quarterlyTaxEstimate(income: number) { return Math.round(income * 0.2137); }\n');
+      await index.query({ task: 'estimate the quarterly tax of an invoice with unusual rounding' });
+      expect(await remembered()).toBeGreaterThan(afterFirst);
+    } finally {
+      await index.close();
+      repo.cleanup();
+      caches.cleanup();
+    }
+  }, 120_000);
 });
