@@ -2,6 +2,7 @@ import type { Config, FileCategory, Level, OverflowStrategy, TierName } from './
 import type { Tokenizer } from './tokenize/tokenizer.js';
 import type { TaskFacts } from './scoring/task-facts.js';
 import type { FactSource } from './facts/fact-kind.js';
+import type { Derive } from './scoring/derived.js';
 
 export type { Config, FileCategory, Level, TierName } from './config/schema.js';
 export type { Tokenizer, TokenizerId } from './tokenize/tokenizer.js';
@@ -107,10 +108,10 @@ export interface SignalInput {
   categories: Map<string, FileCategory>;
   /**
    * Task-independent data derived from `files` (the import graph), built once per collected file
-   * set: a long-lived score stage (the warm index) hands the same set back until a file changes,
-   * so its next query reuses them. Absent: build it now.
+   * set: a long-lived score stage (the warm index) hands the same value back until a file
+   * changes, then updates it from the changed files (scoring/derived.ts). Absent: build it now.
    */
-  derived?: <T>(key: string, build: () => T) => T;
+  derived?: Derive;
 }
 
 /** A scoring signal: one file in src/scoring/signals registers one factor. */

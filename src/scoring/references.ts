@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { lowerBound } from '../util/sorted.js';
 
 /**
  * Resolving what a text refers to (`@src/a.ts`, `a.ts`, `@docs/`) to candidate paths.
@@ -98,14 +99,7 @@ export function findPathLikeWords(text: string): string[] {
 }
 
 function prefixRange(sorted: string[], prefix: string): string[] {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((sorted[mid] as string) < prefix) lo = mid + 1;
-    else hi = mid;
-  }
   const out: string[] = [];
-  for (let i = lo; i < sorted.length && (sorted[i] as string).startsWith(prefix); i++) out.push(sorted[i] as string);
+  for (let i = lowerBound(sorted, prefix); i < sorted.length && (sorted[i] as string).startsWith(prefix); i++) out.push(sorted[i] as string);
   return out;
 }

@@ -3,6 +3,7 @@ import { FACTOR_NAMES } from '../types.js';
 import type { ScoreResult, ScoreStage } from '../stages.js';
 import { resolveCacheDir } from '../cache/cache-dir.js';
 import { classifyFiles } from './classify.js';
+import { createDerivedStore } from './derived.js';
 import { round6 } from './numbers.js';
 import { bindSemanticAlignment, defaultEmbedderFactory, type EmbedderFactory, type SemanticAlignment } from './semantic-adapter.js';
 import { defaultSignals, MENTION_FLOOR, RECENCY_FLOOR, type SemanticOutcome } from './signals/index.js';
@@ -60,8 +61,8 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     ctx.warnings.push(...held.warnings);
     return embedder;
   };
-  // Task-independent data of the last collected file set (SignalInput.derived).
-  let derivedFrom: { files: CandidateFile[]; values: Map<string, unknown> } | undefined;
+  // Task-independent data of the collected file sets (SignalInput.derived), updated when a file changes.
+  const derivedStore = createDerivedStore();
   // One binding per embedder and cache directory: it keeps the embedding store open between runs of a long-lived stage.
   let bound: { embedder: Embedder; cacheDir: string; align: SemanticAlignment } | undefined;
   const alignmentFor = (embedder: Embedder, cacheDir: string): SemanticAlignment => {
@@ -117,12 +118,7 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     const facts = given ?? buildTaskFacts(task, files.map((f) => f.path));
     const config = ctx.config;
     const method = config.relevance_scoring.scoring_method;
-    if (derivedFrom?.files !== files) derivedFrom = { files, values: new Map() };
-    const values = derivedFrom.values;
-    const derived = <T>(key: string, build: () => T): T => {
-      if (!values.has(key)) values.set(key, build());
-      return values.get(key) as T; // set just above by the build of the same key
-    };
+    const derived = derivedStore.forFiles(files);
     const overrides = config.relevance_scoring.factors.file_type.overrides;
     const categories = derived(`categories ${JSON.stringify(overrides)}`, () => classifyFiles(files.map((f) => f.path), config));
     const outcome: SemanticOutcome = { modelId: null };

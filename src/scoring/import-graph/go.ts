@@ -11,9 +11,8 @@ export const goSupport: LanguageSupport = {
   files: /\.go$/,
   extract: (content) => extractGoImports(content),
   prepare(project) {
-    const modules = new Map<string, { dir: string; module: string } | null>();
     return (path, specifiers) => {
-      const mod = moduleFor(dirOf(path), project, modules);
+      const mod = moduleFor(dirOf(path), project);
       if (mod === null) return [];
       const out = new Set<string>();
       for (const spec of specifiers) {
@@ -39,13 +38,12 @@ export function extractGoImports(content: string): string[] {
   return out;
 }
 
-function moduleFor(dir: string, project: ProjectIndex, cache: Map<string, { dir: string; module: string } | null>) {
+function moduleFor(dir: string, project: ProjectIndex): { dir: string; module: string } | null {
   const goMod = project.nearest(dir, 'go.mod');
   if (goMod === undefined) return null;
-  if (!cache.has(goMod)) {
-    const m = /^\s*module\s+(\S+)/m.exec(project.content(goMod) ?? '');
-    if (!m) project.warnings.push(`dependency_depth: ${goMod} has no module line; Go imports in it are not resolved`);
-    cache.set(goMod, m ? { dir: dirOf(goMod), module: (m[1] as string).replace(/^"|"$/g, '') } : null);
-  }
-  return cache.get(goMod) ?? null;
+  return project.readConfig(`go.mod ${goMod}`, (view) => {
+    const m = /^\s*module\s+(\S+)/m.exec(view.content(goMod) ?? '');
+    if (!m) view.warnings.push(`dependency_depth: ${goMod} has no module line; Go imports in it are not resolved`);
+    return m ? { dir: dirOf(goMod), module: (m[1] as string).replace(/^"|"$/g, '') } : null;
+  });
 }

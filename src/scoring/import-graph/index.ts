@@ -1,9 +1,11 @@
 import type { CandidateFile } from '../../types.js';
+import { changesPaths, type FileChanges } from '../derived.js';
+import { lowerBound } from '../../util/sorted.js';
 import { readFact, type FactKind } from '../../facts/fact-kind.js';
 import { goSupport } from './go.js';
 import { javaSupport } from './java.js';
 import type { LanguageSupport } from './language.js';
-import { buildProjectIndex } from './project.js';
+import { buildProjectIndex, configContentPaths, type ConfigReads, type ProjectIndex } from './project.js';
 import { pythonSupport } from './python.js';
 import { rustSupport } from './rust.js';
 import { typescriptSupport } from './typescript.js';
@@ -33,41 +35,111 @@ export interface ImportGraph {
   /** path -> files importing it (sorted). */
   importers: Map<string, string[]>;
   warnings: string[];
+  /** What `updateImportGraph` starts from; absent on a graph made elsewhere (it then builds). */
+  readonly basis?: GraphBasis;
+}
+
+interface GraphBasis {
+  project: ProjectIndex;
+  languages: readonly LanguageSupport[];
+  /** The warnings raised while resolving a file, by path (files that raised none are absent). */
+  fileWarnings: Map<string, string[]>;
 }
 
 /**
  * Build the import graph of the candidate files. A file no resolver reads, or whose scan
  * throws, simply has no edges (the failure becomes a warning).
  */
-export function buildImportGraph(files: CandidateFile[], languages: readonly LanguageSupport[] = LANGUAGES): ImportGraph {
-  const project = buildProjectIndex(files);
-  const prepared = languages.map((lang) => ({ lang, resolve: lang.prepare(project) }));
+export function buildImportGraph(files: readonly CandidateFile[], languages: readonly LanguageSupport[] = LANGUAGES): ImportGraph {
+  return resolveAll(files, languages);
+}
+
+/**
+ * The graph of `files` from the graph of an earlier set and what changed since: equal to
+ * `buildImportGraph(files)`. A file's edges depend on its own specifiers, on which paths exist
+ * and on the config files the resolvers read (readConfig); so when only the content of other
+ * files changed, only those files are resolved again. An added or removed path, or a changed
+ * config file, resolves every file again, reusing each config read that still holds (the
+ * tsconfig aliases of an unchanged tsconfig are not read again).
+ */
+export function updateImportGraph(previous: ImportGraph, files: readonly CandidateFile[], changes: FileChanges, languages: readonly LanguageSupport[] = LANGUAGES): ImportGraph {
+  const basis = previous.basis;
+  if (basis === undefined || basis.languages !== languages || changesPaths(changes)) return resolveAll(files, languages, basis?.project.configs);
+  const read = configContentPaths(basis.project.configs);
+  if (changes.changed.some((c) => read.has(c.after.path))) return resolveAll(files, languages, basis.project.configs);
+  // the project index of the earlier set answers as this one would: same paths, same config contents
+  const resolver = prepareResolver(basis.project, languages);
+  const imports = new Map(previous.imports);
+  const importers = new Map(previous.importers);
+  const fileWarnings = new Map(basis.fileWarnings);
+  for (const { after: file } of changes.changed) {
+    const was = imports.get(file.path) ?? [];
+    const { targets, warnings } = resolver(file);
+    setOrDelete(imports, file.path, targets);
+    setOrDelete(fileWarnings, file.path, warnings);
+    for (const t of was) if (!targets.includes(t)) setOrDelete(importers, t, (importers.get(t) ?? []).filter((p) => p !== file.path));
+    for (const t of targets) if (!was.includes(t)) importers.set(t, insertSorted(importers.get(t) ?? [], file.path));
+  }
+  return { imports, importers, warnings: graphWarnings(files, fileWarnings), basis: { ...basis, fileWarnings } };
+}
+
+function resolveAll(files: readonly CandidateFile[], languages: readonly LanguageSupport[], configs?: ConfigReads): ImportGraph {
+  const project = buildProjectIndex(files, configs);
+  const resolver = prepareResolver(project, languages);
   const imports = new Map<string, string[]>();
   const importers = new Map<string, string[]>();
-  const warnings = project.warnings;
+  const fileWarnings = new Map<string, string[]>();
   for (const file of files) {
-    const support = prepared.find((p) => p.lang.files.test(file.path));
-    if (!support) continue;
-    let targets: string[];
-    try {
-      // the persisted fact holds what the registered languages extract; another language reads the content
-      const specifiers = LANGUAGES.includes(support.lang) ? readFact(importsFactKind, file) : support.lang.extract(file.content);
-      targets = support.resolve(file.path, specifiers);
-    } catch (error) {
-      warnings.push(`dependency_depth: could not read the imports of ${file.path} (${error instanceof Error ? error.message : String(error)}); it has no edges`);
-      continue;
-    }
+    const { targets, warnings } = resolver(file);
+    if (warnings.length > 0) fileWarnings.set(file.path, warnings);
     if (targets.length === 0) continue;
-    const sorted = [...new Set(targets)].sort();
-    imports.set(file.path, sorted);
-    for (const t of sorted) {
+    imports.set(file.path, targets);
+    for (const t of targets) {
       const list = importers.get(t);
       if (list) list.push(file.path);
       else importers.set(t, [file.path]);
     }
   }
   for (const list of importers.values()) list.sort();
-  return { imports, importers, warnings };
+  return { imports, importers, warnings: graphWarnings(files, fileWarnings), basis: { project, languages, fileWarnings } };
+}
+
+/** One file's edges (sorted, distinct) and the warnings raised while resolving them. */
+function prepareResolver(project: ProjectIndex, languages: readonly LanguageSupport[]): (file: CandidateFile) => { targets: string[]; warnings: string[] } {
+  const prepared = languages.map((lang) => ({ lang, resolve: lang.prepare(project) }));
+  return (file) => {
+    const support = prepared.find((p) => p.lang.files.test(file.path));
+    if (!support) return { targets: [], warnings: [] };
+    // the project's warnings collect what this file's resolution raised (config reads report theirs to every caller)
+    project.warnings.length = 0;
+    let targets: string[] = [];
+    try {
+      // the persisted fact holds what the registered languages extract; another language reads the content
+      const specifiers = LANGUAGES.includes(support.lang) ? readFact(importsFactKind, file) : support.lang.extract(file.content);
+      targets = [...new Set(support.resolve(file.path, specifiers))].sort();
+    } catch (error) {
+      project.warnings.push(`dependency_depth: could not read the imports of ${file.path} (${error instanceof Error ? error.message : String(error)}); it has no edges`);
+    }
+    return { targets, warnings: project.warnings.splice(0) };
+  };
+}
+
+/** The files' warnings in file order, each once (a config's warnings come with every file resolved through it). */
+function graphWarnings(files: readonly CandidateFile[], fileWarnings: Map<string, string[]>): string[] {
+  const out = new Set<string>();
+  if (fileWarnings.size > 0) for (const f of files) for (const w of fileWarnings.get(f.path) ?? []) out.add(w);
+  return [...out];
+}
+
+function setOrDelete<T>(map: Map<string, T[]>, key: string, list: T[]): void {
+  if (list.length > 0) map.set(key, list);
+  else map.delete(key);
+}
+
+/** A copy of a sorted list with `item` in its place. */
+function insertSorted(list: readonly string[], item: string): string[] {
+  const lo = lowerBound(list, item);
+  return [...list.slice(0, lo), item, ...list.slice(lo)];
 }
 
 /**

@@ -15,11 +15,34 @@ export interface ProjectIndex {
   content(path: string): string | undefined;
   /** Nearest file named `name` in `dir` or an ancestor, as a path. */
   nearest(dir: string, name: string): string | undefined;
+  /**
+   * A value read from the project's config files (a tsconfig's aliases, a go.mod's module path):
+   * read once per index, and taken over from the `previous` reads of an earlier index while
+   * every lookup it made answers the same here. `read` sees a view that records its lookups and
+   * keeps its warnings apart; each call adds them to `warnings`, so every file resolved through
+   * the config reports them (the graph keeps the first of each).
+   */
+  readConfig<T>(key: string, read: (view: ProjectIndex) => T): T;
+  /** The config reads of this index, by key: hand them to the next index as `previous`. */
+  readonly configs: ConfigReads;
   /** Warnings for the record (unparseable manifests and the like). */
   warnings: string[];
 }
 
-export function buildProjectIndex(files: CandidateFile[]): ProjectIndex {
+/** Config values read through `readConfig`, with the lookups that decide whether one still holds. */
+export type ConfigReads = ReadonlyMap<string, ConfigRead>;
+
+interface ConfigRead {
+  value: unknown;
+  warnings: string[];
+  lookups: Lookup[];
+}
+
+type LookupName = 'has' | 'filesIn' | 'withSuffix' | 'dirsWithSuffix' | 'isDirectory' | 'content' | 'nearest';
+type Lookup = [name: LookupName, args: string[], answer: unknown];
+const LOOKUPS: readonly LookupName[] = ['has', 'filesIn', 'withSuffix', 'dirsWithSuffix', 'isDirectory', 'content', 'nearest'];
+
+export function buildProjectIndex(files: readonly CandidateFile[], previous?: ConfigReads): ProjectIndex {
   const byPath = new Map(files.map((f) => [f.path, f]));
   const byDir = new Map<string, string[]>();
   const byBase = new Map<string, string[]>();
@@ -34,7 +57,8 @@ export function buildProjectIndex(files: CandidateFile[]): ProjectIndex {
     if (dir !== '') push(dirsByBase, posix.basename(dir), dir);
     for (let d = dir; d !== '' && !allDirs.has(d); d = dirOf(d)) allDirs.add(d);
   }
-  return {
+  const configs = new Map<string, ConfigRead>();
+  const project: ProjectIndex = {
     has: (p) => byPath.has(p),
     filesIn: (dir) => byDir.get(dir) ?? [],
     withSuffix(suffix) {
@@ -54,8 +78,51 @@ export function buildProjectIndex(files: CandidateFile[]): ProjectIndex {
         if (d === '') return undefined;
       }
     },
+    readConfig<T>(key: string, read: (view: ProjectIndex) => T): T {
+      let held = configs.get(key);
+      if (held === undefined) {
+        const earlier = previous?.get(key);
+        held = earlier !== undefined && stillHolds(earlier, project) ? earlier : recordRead(project, read);
+        configs.set(key, held);
+      }
+      project.warnings.push(...held.warnings);
+      return held.value as T; // recorded from `read` of the same key
+    },
+    configs,
     warnings: [],
   };
+  return project;
+}
+
+/** Paths whose content some config read looked at: a change to one of them may change resolution. */
+export function configContentPaths(reads: ConfigReads): Set<string> {
+  const out = new Set<string>();
+  for (const read of reads.values()) for (const [name, args] of read.lookups) if (name === 'content') out.add(args[0] as string);
+  return out;
+}
+
+function recordRead(project: ProjectIndex, read: (view: ProjectIndex) => unknown): ConfigRead {
+  const lookups: Lookup[] = [];
+  const view = { ...project, warnings: [] as string[] };
+  for (const name of LOOKUPS) {
+    const lookup = project[name] as (...args: string[]) => unknown; // every LOOKUPS entry takes string arguments
+    (view as Record<LookupName, unknown>)[name] = (...args: string[]) => {
+      const answer = lookup(...args);
+      lookups.push([name, args, answer]);
+      return answer;
+    };
+  }
+  const value = read(view);
+  return { value, warnings: view.warnings, lookups };
+}
+
+function stillHolds(read: ConfigRead, project: ProjectIndex): boolean {
+  return read.lookups.every(([name, args, answer]) => sameAnswer((project[name] as (...a: string[]) => unknown)(...args), answer));
+}
+
+function sameAnswer(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => x === b[i]);
+  return a === b;
 }
 
 /** Directory of a root-relative path ('' for the root). */

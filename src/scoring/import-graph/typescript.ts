@@ -13,11 +13,10 @@ export const typescriptSupport: LanguageSupport = {
   files: /\.(?:[cm]?[jt]sx?|vue|svelte|astro)$/,
   extract: (content) => extractSpecifiers(content),
   prepare(project) {
-    const configs = new Map<string, AliasResolver | null>();
     return (path, specifiers) => {
       const out = new Set<string>();
       for (const spec of specifiers) {
-        const target = resolveSpecifier(spec, path, project, configs);
+        const target = resolveSpecifier(spec, path, project);
         if (target !== null && target !== path) out.add(target);
       }
       return [...out];
@@ -43,13 +42,13 @@ const JS_TO_TS: Record<string, string[]> = {
   '.cjs': ['.cts', '.d.cts'],
 };
 
-function resolveSpecifier(spec: string, path: string, project: ProjectIndex, configs: Map<string, AliasResolver | null>): string | null {
+function resolveSpecifier(spec: string, path: string, project: ProjectIndex): string | null {
   const clean = spec.replace(/[?#].*$/, '');
   if (clean.startsWith('.')) {
     const base = joinInside(dirOf(path), clean);
     return base === null ? null : probe(base, project);
   }
-  const aliases = aliasesFor(dirOf(path), project, configs);
+  const aliases = aliasesFor(dirOf(path), project);
   if (aliases === null) return null;
   for (const base of aliases(clean)) {
     const hit = probe(base, project);
@@ -71,9 +70,8 @@ function probe(base: string, project: ProjectIndex): string | null {
   return null;
 }
 
-function aliasesFor(dir: string, project: ProjectIndex, configs: Map<string, AliasResolver | null>): AliasResolver | null {
+function aliasesFor(dir: string, project: ProjectIndex): AliasResolver | null {
   const configPath = project.nearest(dir, 'tsconfig.json') ?? project.nearest(dir, 'jsconfig.json');
   if (configPath === undefined) return null;
-  if (!configs.has(configPath)) configs.set(configPath, readTsconfigAliases(configPath, project));
-  return configs.get(configPath) ?? null;
+  return project.readConfig(`tsconfig ${configPath}`, (view) => readTsconfigAliases(configPath, view));
 }

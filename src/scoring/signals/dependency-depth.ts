@@ -1,5 +1,5 @@
 import type { FactorScore, Signal } from '../../types.js';
-import { buildImportGraph, distancesFrom } from '../import-graph/index.js';
+import { buildImportGraph, distancesFrom, updateImportGraph, type ImportGraph } from '../import-graph/index.js';
 import { round6 } from '../numbers.js';
 
 /**
@@ -17,9 +17,9 @@ export const dependencyDepthSignal: Signal = {
   score(input, ctx) {
     const maxDepth = ctx.config.relevance_scoring.factors.dependency_depth.max_depth;
     const seeds = seedFiles(input);
-    // The graph does not depend on the task: a warm index builds it once per collected file set.
+    // The graph does not depend on the task: a warm index builds it once, then updates it from the changed files.
     const build = () => buildImportGraph(input.files);
-    const graph = input.derived ? input.derived('import-graph', build) : build();
+    const graph = input.derived ? input.derived('import-graph', build, (previous: ImportGraph, changes) => updateImportGraph(previous, input.files, changes)) : build();
     ctx.warnings.push(...graph.warnings);
     const distance = distancesFrom(seeds, graph, maxDepth);
     const out = new Map<string, FactorScore>();

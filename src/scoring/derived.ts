@@ -1,0 +1,80 @@
+import type { CandidateFile } from '../types.js';
+
+/**
+ * Task-independent data derived from a collected file set (the import graph, the BM25
+ * documents, the categories), kept by a long-lived score stage between queries. When the file
+ * set changes (an edit between two queries), a value that has an update is brought up to date
+ * from the files that changed instead of being built again; the update must give exactly what a
+ * build on the new set gives (test/scoring/derived.test.ts holds every registered one to that).
+ */
+
+/** What changed between two file sets, by path; a file counts as changed when its content address differs. */
+export interface FileChanges {
+  added: CandidateFile[];
+  removed: CandidateFile[];
+  /** Same path, other content: the file before and after. */
+  changed: Array<{ before: CandidateFile; after: CandidateFile }>;
+}
+
+/**
+ * `derived(key, build, update?)`: the value of `key` for the current file set. `update(previous,
+ * changes)` turns the value of an earlier set into this set's; it must not mutate `previous`
+ * (a run may still hold it). Without `update` a changed set builds again.
+ */
+export type Derive = <T>(key: string, build: () => T, update?: (previous: T, changes: FileChanges) => T) => T;
+
+/** No change at all: what an update from a value of the same set sees. */
+export const NO_CHANGES: FileChanges = { added: [], removed: [], changed: [] };
+
+/**
+ * The store a long-lived stage keeps: `forFiles(files)` gives the `derived` of one file set (the
+ * same `files` array, the same values). Each key keeps its last value with the set it was made
+ * for, so a key a query did not ask for is still updated (over all changes since) when asked later.
+ */
+export function createDerivedStore(): { forFiles(files: readonly CandidateFile[]): Derive } {
+  const held = new Map<string, { files: readonly CandidateFile[]; value: unknown }>();
+  // the changes from an earlier set to the current one, per earlier set: every key shares them
+  let changesTo: { files: readonly CandidateFile[]; from: WeakMap<readonly CandidateFile[], FileChanges> } | undefined;
+  const changesFrom = (before: readonly CandidateFile[], files: readonly CandidateFile[]): FileChanges => {
+    if (changesTo?.files !== files) changesTo = { files, from: new WeakMap() };
+    let changes = changesTo.from.get(before);
+    if (changes === undefined) {
+      changes = diffFiles(before, files);
+      changesTo.from.set(before, changes);
+    }
+    return changes;
+  };
+  return {
+    forFiles(files) {
+      return <T>(key: string, build: () => T, update?: (previous: T, changes: FileChanges) => T): T => {
+        const last = held.get(key);
+        if (last?.files === files) return last.value as T; // stored below for this key and set
+        const value = last !== undefined && update !== undefined ? update(last.value as T, changesFrom(last.files, files)) : build();
+        held.set(key, { files, value });
+        return value;
+      };
+    },
+  };
+}
+
+/** The changes from `before` to `after`, matched by path; same object or same content address = unchanged. */
+export function diffFiles(before: readonly CandidateFile[], after: readonly CandidateFile[]): FileChanges {
+  const old = new Map<string, CandidateFile>();
+  for (const f of before) old.set(f.path, f);
+  const changes: FileChanges = { added: [], removed: [], changed: [] };
+  for (const f of after) {
+    const was = old.get(f.path);
+    if (was === undefined) changes.added.push(f);
+    else {
+      old.delete(f.path);
+      if (was !== f && was.hash !== f.hash) changes.changed.push({ before: was, after: f });
+    }
+  }
+  changes.removed.push(...old.values());
+  return changes;
+}
+
+/** Whether a change set changes which paths exist (what resolvers of paths depend on). */
+export function changesPaths(changes: FileChanges): boolean {
+  return changes.added.length > 0 || changes.removed.length > 0;
+}
