@@ -3,6 +3,7 @@ import { readFact } from '../facts/fact-kind.js';
 import { scoreBm25, termsFactKind, type Bm25Document } from './bm25.js';
 import { pathTerms } from './terms.js';
 import { clamp01 } from './numbers.js';
+import { NO_CHANGES, type FileChanges } from './derived.js';
 
 /**
  * Task alignment, pure: BM25 keyword strength, semantic similarity, their fusion, and the
@@ -58,8 +59,7 @@ export interface KeywordAlignment {
  * the documents (terms facts and path terms) for as long as the file set stays the same.
  */
 export function keywordAlignment(query: string | readonly string[], files: CandidateFile[], derived?: SignalInput['derived']): KeywordAlignment {
-  const build = (): Bm25Document[] => files.map((f) => ({ path: f.path, terms: readFact(termsFactKind, f), pathTerms: pathTerms(f.path) }));
-  const docs = derived ? derived('bm25-documents', build) : build();
+  const docs = derived ? derived('bm25-documents', () => bm25Documents(files), (previous: Bm25Document[], changes) => bm25Documents(files, previous, changes)) : bm25Documents(files);
   const { scores: raw, queryTerms, idealScore } = scoreBm25(docs, query);
   let best = 0;
   for (const s of raw.values()) best = Math.max(best, s);
@@ -67,6 +67,17 @@ export function keywordAlignment(query: string | readonly string[], files: Candi
   const scores = new Map<string, number>();
   if (denominator > 0) for (const [path, s] of raw) scores.set(path, Math.min(1, s / denominator));
   return { scores, raw, ranks: rankOf(raw), queryTerms };
+}
+
+/**
+ * The BM25 documents of the files, in file order: a file's terms fact and its path's terms. Given
+ * the documents of an earlier file set and the changes since, an unchanged file keeps its document.
+ */
+export function bm25Documents(files: readonly CandidateFile[], previous: readonly Bm25Document[] = [], changes: FileChanges = NO_CHANGES): Bm25Document[] {
+  const kept = new Map<string, Bm25Document>();
+  for (const doc of previous) kept.set(doc.path, doc);
+  for (const { after } of changes.changed) kept.delete(after.path);
+  return files.map((f) => kept.get(f.path) ?? { path: f.path, terms: readFact(termsFactKind, f), pathTerms: pathTerms(f.path) });
 }
 
 /**

@@ -16,10 +16,13 @@ export function createClassifier(overrides: Config['relevance_scoring']['factors
   };
 }
 
-/** Classify all files once per run. */
-export function classifyFiles(paths: string[], config: Config): Map<string, FileCategory> {
+/**
+ * Classify all files once per run. A category depends on the path alone: given the categories of
+ * an earlier file set (same overrides), a path classified there keeps its category.
+ */
+export function classifyFiles(paths: readonly string[], config: Config, previous?: ReadonlyMap<string, FileCategory>): Map<string, FileCategory> {
   const classify = createClassifier(config.relevance_scoring.factors.file_type.overrides);
-  return new Map(paths.map((p) => [p, classify(p)]));
+  return new Map(paths.map((p) => [p, previous?.get(p) ?? classify(p)]));
 }
 
 const TEST_DIR = /(?:^|\/)(?:test|tests|__tests__|spec|specs|e2e|testing|testdata|fixtures|__mocks__)\//i;

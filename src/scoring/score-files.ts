@@ -1,4 +1,4 @@
-import type { CandidateFile, Config, FactorName, FactorScore, FactorScores, RunContext, ScoredFile, Signal, SignalDeps, SignalInput, Embedder } from '../types.js';
+import type { CandidateFile, Config, FactorName, FileCategory, FactorScore, FactorScores, RunContext, ScoredFile, Signal, SignalDeps, SignalInput, Embedder } from '../types.js';
 import { FACTOR_NAMES } from '../types.js';
 import type { ScoreResult, ScoreStage } from '../stages.js';
 import { resolveCacheDir } from '../cache/cache-dir.js';
@@ -120,7 +120,8 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     const method = config.relevance_scoring.scoring_method;
     const derived = derivedStore.forFiles(files);
     const overrides = config.relevance_scoring.factors.file_type.overrides;
-    const categories = derived(`categories ${JSON.stringify(overrides)}`, () => classifyFiles(files.map((f) => f.path), config));
+    const paths = () => files.map((f) => f.path);
+    const categories = derived(`categories ${JSON.stringify(overrides)}`, () => classifyFiles(paths(), config), (previous: Map<string, FileCategory>) => classifyFiles(paths(), config, previous));
     const outcome: SemanticOutcome = { modelId: null };
     let embedder: Embedder | null = null;
     let signals = deps.signals;

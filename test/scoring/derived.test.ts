@@ -4,7 +4,8 @@ import { defaultConfig } from '../../src/config/schema.js';
 import { createDerivedStore, diffFiles, type Derive } from '../../src/scoring/derived.js';
 import { buildImportGraph, updateImportGraph, type ImportGraph } from '../../src/scoring/import-graph/index.js';
 import { createScoreStage } from '../../src/scoring/score-files.js';
-import type { CandidateFile, CollectResult } from '../../src/types.js';
+import { defaultSignals } from '../../src/scoring/signals/index.js';
+import type { CandidateFile, CollectResult, Signal } from '../../src/types.js';
 import { testContext } from '../helpers/fakes.js';
 import { candidates, gitFacts } from './helpers.js';
 
@@ -175,25 +176,58 @@ describe('a long-lived score stage after edits', () => {
   const collected = (files: CandidateFile[]): CollectResult => ({ root: '/repo', files, excluded: [], git: gitFacts(), warnings: [] });
   const TASKS = ['fix the retry loop in @src/a.ts', 'alias import of lib d', 'see README guide'];
 
-  it('scores as a fresh stage on the same files', async () => {
+  /** The registry's signals, recording every derived value they use (and the categories) into `seen`. */
+  const recording = (seen: Map<string, unknown>): Signal[] =>
+    defaultSignals().map((signal) => ({
+      name: signal.name,
+      score: (input, ctx, deps) => {
+        const derived = input.derived as Derive; // the stage always hands one over
+        seen.set('categories', input.categories);
+        const record: Derive = (key, build, update) => {
+          const value = derived(key, build, update);
+          seen.set(key, key === 'import-graph' ? graphView(value as ImportGraph) : value);
+          return value;
+        };
+        return signal.score({ ...input, derived: record }, ctx, deps);
+      },
+    }));
+
+  it('keeps derived values and scores equal to a fresh stage on the same files', async () => {
     await fc.assert(
       fc.asyncProperty(startArb, fc.array(fc.tuple(opArb, fc.boolean(), fc.constantFrom(...TASKS)), { maxLength: 8 }), async (start, ops) => {
-        const warm = createScoreStage({ root: '/repo', config });
+        const warmSeen = new Map<string, unknown>();
+        const warm = createScoreStage({ root: '/repo', config }, { signals: recording(warmSeen) });
         const tree = new Map(Object.entries(start).map(([p, v]) => [p, contentOf(p, v)]));
         let files = filesOf(tree, [], true);
         await warm({ task: TASKS[0] as string, collected: collected(files) }, testContext({ config }));
         for (const [op, fresh, task] of ops) {
           apply(tree, op);
           files = filesOf(tree, files, fresh);
+          const coldSeen = new Map<string, unknown>();
           const warmCtx = testContext({ config });
           const coldCtx = testContext({ config });
           const got = await warm({ task, collected: collected(files) }, warmCtx);
-          const want = await createScoreStage({ root: '/repo', config })({ task, collected: collected(files) }, coldCtx);
+          const want = await createScoreStage({ root: '/repo', config }, { signals: recording(coldSeen) })({ task, collected: collected(files) }, coldCtx);
           expect(got).toEqual(want);
           expect(warmCtx.warnings).toEqual(coldCtx.warnings);
+          expect([...warmSeen.keys()].sort()).toEqual(['bm25-documents', 'categories', 'import-graph', 'mention-counts']);
+          expect(warmSeen).toEqual(coldSeen);
         }
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('scores with the default registry as a fresh stage does', async () => {
+    const warm = createScoreStage({ root: '/repo', config });
+    const tree = new Map(PATHS.map((p, i) => [p, contentOf(p, i)]));
+    let files = filesOf(tree, [], true);
+    for (const op of [{ kind: 'set', path: 'README.md', variant: 1 }, { kind: 'delete', path: 'src/b.ts' }, { kind: 'rename', from: 'lib/d.ts', to: 'src/b.ts' }] as Op[]) {
+      await warm({ task: TASKS[0] as string, collected: collected(files) }, testContext({ config }));
+      apply(tree, op);
+      files = filesOf(tree, files, false);
+      const got = await warm({ task: TASKS[1] as string, collected: collected(files) }, testContext({ config }));
+      expect(got).toEqual(await createScoreStage({ root: '/repo', config })({ task: TASKS[1] as string, collected: collected(files) }, testContext({ config })));
+    }
   });
 });

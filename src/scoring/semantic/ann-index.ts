@@ -25,6 +25,11 @@ export interface AnnQuery {
   dimensions: number;
   /** Every current chunk key (duplicates ignored). */
   keys: readonly string[];
+  /**
+   * How `keys` differs from an earlier key list (`from`): when the held index was brought in step
+   * with that very list, only these keys are added and removed, without a diff of the whole set.
+   */
+  changes?: { from: readonly string[]; added: readonly string[]; removed: readonly string[] };
   vectorOf(key: string): Float32Array;
   query: Float32Array;
   /** Chunks to return. */
@@ -68,6 +73,8 @@ interface AnnState {
   meta: Meta;
   /** The key list the index was last brought in step with. */
   keys: readonly string[];
+  /** Live chunk key -> its label. */
+  labelOf: Map<string, number>;
 }
 
 export async function annSearch(q: AnnQuery, handle: AnnHandle = {}): Promise<AnnResult> {
@@ -99,8 +106,6 @@ export async function annSearch(q: AnnQuery, handle: AnnHandle = {}): Promise<An
 async function syncIndex(q: AnnQuery, held: AnnState | undefined): Promise<{ state: AnnState; rebuilt: boolean; added: number; removed: number }> {
   const { HierarchicalNSW } = (await import('hnswlib-node')).default;
   const slug = modelSlug(q.modelId);
-  const current = new Set(q.keys);
-  const wanted = [...current].sort();
 
   let index: Hnsw | null = held?.index ?? null;
   let meta: Meta | null = held?.meta ?? null;
@@ -119,19 +124,40 @@ async function syncIndex(q: AnnQuery, held: AnnState | undefined): Promise<{ sta
   let added = 0;
   let removed = 0;
   let rebuilt = false;
+  let labelOf = new Map<string, number>();
+  // the whole key set, sorted: only a diff against an index from elsewhere, or a rebuild, needs it
+  let wanted: string[] | undefined;
+  const allWanted = () => (wanted ??= [...new Set(q.keys)].sort());
   if (index && meta) {
-    const labelOf = new Map<string, number>();
-    meta.labels.forEach((key, label) => {
-      if (key === null) return;
-      if (current.has(key)) labelOf.set(key, label);
-      else {
-        index!.markDelete(label);
-        meta!.labels[label] = null;
+    let fresh: string[];
+    if (held !== undefined && q.changes !== undefined && q.changes.from === held.keys) {
+      // the held index holds exactly `from`: its removed keys go, its added ones come
+      labelOf = held.labelOf;
+      const gone = new Set(q.changes.removed);
+      for (const key of gone) {
+        const label = labelOf.get(key);
+        if (label === undefined) continue;
+        index.markDelete(label);
+        meta.labels[label] = null;
+        labelOf.delete(key);
         removed++;
       }
-    });
-    const fresh = wanted.filter((key) => !labelOf.has(key));
-    const deleted = meta.labels.filter((k) => k === null).length;
+      fresh = [...new Set(q.changes.added)].filter((key) => !labelOf.has(key)).sort();
+    } else {
+      const current = new Set(q.keys);
+      meta.labels.forEach((key, label) => {
+        if (key === null) return;
+        if (current.has(key)) labelOf.set(key, label);
+        else {
+          index!.markDelete(label);
+          meta!.labels[label] = null;
+          removed++;
+        }
+      });
+      fresh = allWanted().filter((key) => !labelOf.has(key));
+    }
+    let deleted = 0;
+    for (const key of meta.labels) if (key === null) deleted++;
     if (deleted > REBUILD_DELETED_FRACTION * (meta.labels.length + fresh.length)) {
       index = null;
     } else if (fresh.length > 0) {
@@ -139,21 +165,24 @@ async function syncIndex(q: AnnQuery, held: AnnState | undefined): Promise<{ sta
       if (needed > index.getMaxElements()) index.resizeIndex(Math.ceil(needed * 1.25));
       for (const key of fresh) {
         index.addPoint(Array.from(q.vectorOf(key)), meta.labels.length);
+        labelOf.set(key, meta.labels.length);
         meta.labels.push(key);
       }
       added = fresh.length;
     }
   }
   if (!index || !meta) {
+    const keys = allWanted();
     index = new HierarchicalNSW('ip', q.dimensions);
-    index.initIndex({ maxElements: Math.max(16, wanted.length), m: HNSW_M, efConstruction: HNSW_EF_CONSTRUCTION, randomSeed: HNSW_SEED, allowReplaceDeleted: false });
-    wanted.forEach((key, label) => index!.addPoint(Array.from(q.vectorOf(key)), label));
-    meta = { format: ANN_FORMAT_VERSION, modelId: q.modelId, dimensions: q.dimensions, indexFile: '', labels: [...wanted] };
+    index.initIndex({ maxElements: Math.max(16, keys.length), m: HNSW_M, efConstruction: HNSW_EF_CONSTRUCTION, randomSeed: HNSW_SEED, allowReplaceDeleted: false });
+    keys.forEach((key, label) => index!.addPoint(Array.from(q.vectorOf(key)), label));
+    meta = { format: ANN_FORMAT_VERSION, modelId: q.modelId, dimensions: q.dimensions, indexFile: '', labels: [...keys] };
+    labelOf = new Map(keys.map((key, label) => [key, label]));
     rebuilt = true;
-    added = wanted.length;
+    added = keys.length;
   }
   if (rebuilt || added > 0 || removed > 0) await persist(q.indexDir, slug, index, meta);
-  return { state: { indexDir: q.indexDir, modelId: q.modelId, dimensions: q.dimensions, index, meta, keys: q.keys }, rebuilt, added, removed };
+  return { state: { indexDir: q.indexDir, modelId: q.modelId, dimensions: q.dimensions, index, meta, keys: q.keys, labelOf }, rebuilt, added, removed };
 }
 
 async function readMeta(metaPath: string, q: AnnQuery): Promise<Meta | null> {

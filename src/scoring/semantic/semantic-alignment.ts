@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { CandidateFile, Embedder, KeyValueCache, RunContext } from '../../types.js';
 import { indexDirOf } from '../../cache/cache-dir.js';
-import { annSearch, type AnnHandle } from './ann-index.js';
+import { diffFiles, type FileChanges } from '../derived.js';
+import { annSearch, type AnnHandle, type AnnQuery } from './ann-index.js';
 import { chunkFile, CHUNKER_VERSION } from './chunker.js';
 import { openEmbeddingStore, type EmbeddingStore } from './embedding-store.js';
 import { createFarTier } from './far-embeddings.js';
@@ -35,7 +36,10 @@ export interface SemanticMemo {
   last?: {
     files: readonly CandidateFile[];
     settings: string;
+    /** Path -> its chunk keys, in path order. */
     fileChunks: Map<string, string[]>;
+    /** Path -> its file key. */
+    fileKeys: Map<string, string>;
     unique: string[];
     /** File keys, chunk keys and the task keys of the runs over this file set (what a compaction keeps). */
     used: Set<string>;
@@ -88,9 +92,10 @@ export async function semanticAlignment(
   let embedded = 0;
   let farHits = 0;
   let fileChunks = new Map<string, string[]>();
-  const usedFileKeys: string[] = [];
+  let fileKeys = new Map<string, string>();
   let unique: string[] | undefined;
   let used: Set<string> | undefined;
+  let keyChanges: AnnQuery['changes'];
   const far = deps.far ? createFarTier(deps.far, embedder) : undefined;
   const memo = deps.memo;
   try {
@@ -98,31 +103,34 @@ export async function semanticAlignment(
     if (deps.ahead) await Promise.all([...deps.ahead].map((p) => p.catch(() => undefined)));
     const settings = `${CHUNKER_VERSION}|${chunkChars}`;
     const missing = new Map<string, string>();
+    const chunksOf = (file: CandidateFile, fileKey: string): string[] => {
+      const hashes = store.getFileChunks(fileKey);
+      if (hashes && hashes.every((h) => store.getVector(h))) return hashes;
+      const fresh: string[] = [];
+      for (const chunk of chunkFile(file.content, chunkChars)) {
+        const text = `${file.path}\n${chunk.text}`;
+        const hash = sha256(text);
+        fresh.push(hash);
+        if (!store.getVector(hash)) missing.set(hash, text);
+      }
+      if (hashes?.join('\n') !== fresh.join('\n')) store.putFileChunks(fileKey, fresh);
+      return fresh;
+    };
     const last = memo?.last;
     if (last !== undefined && last.files === input.files && last.settings === settings && !far) {
       // the same collected files as the last run, every chunk of them embedded then
-      ({ fileChunks, unique, used } = last);
+      ({ fileChunks, fileKeys, unique, used } = last);
+    } else if (last !== undefined && last.settings === settings && !far) {
+      // the last run's files, every chunk of them embedded then, and the files that changed since
+      ({ fileChunks, fileKeys, unique, keyChanges } = updateChunkSets(last, diffFiles(last.files, input.files), (file) => {
+        const fileKey = fileKeyOf(memo, settings, file);
+        return { fileKey, hashes: chunksOf(file, fileKey) };
+      }));
     } else {
       const files = [...input.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-      const fileKeys = files.map((file) => fileKeyOf(memo, settings, file));
-      if (far) farHits += await far.fill(store, fileKeys.filter((key) => !store.getFileChunks(key)), []);
-      for (const [index, file] of files.entries()) {
-        const fileKey = fileKeys[index]!;
-        usedFileKeys.push(fileKey);
-        let hashes = store.getFileChunks(fileKey);
-        if (!hashes || hashes.some((h) => !store.getVector(h))) {
-          const chunks = chunkFile(file.content, chunkChars);
-          hashes = [];
-          for (const chunk of chunks) {
-            const text = `${file.path}\n${chunk.text}`;
-            const hash = sha256(text);
-            hashes.push(hash);
-            if (!store.getVector(hash)) missing.set(hash, text);
-          }
-          if (store.getFileChunks(fileKey)?.join('\n') !== hashes.join('\n')) store.putFileChunks(fileKey, hashes);
-        }
-        fileChunks.set(file.path, hashes);
-      }
+      for (const file of files) fileKeys.set(file.path, fileKeyOf(memo, settings, file));
+      if (far) farHits += await far.fill(store, [...fileKeys.values()].filter((key) => !store.getFileChunks(key)), []);
+      for (const file of files) fileChunks.set(file.path, chunksOf(file, fileKeys.get(file.path)!));
     }
     const taskKey = taskVectorKey(input.task);
     if (!store.getVector(taskKey)) missing.set(taskKey, input.task);
@@ -141,8 +149,8 @@ export async function semanticAlignment(
     }
     let chunks = 0;
     for (const hashes of fileChunks.values()) chunks += hashes.length;
-    used ??= usedKeys(usedFileKeys, unique);
-    if (memo) memo.last = { files: input.files, settings, fileChunks, unique, used };
+    used ??= usedKeys(fileKeys.values(), unique);
+    if (memo) memo.last = { files: input.files, settings, fileChunks, fileKeys, unique, used };
     const search = unique.length >= annMinChunks ? 'ann' : 'exact';
     const similarity = new Map<string, number>();
     let floor = 0;
@@ -155,6 +163,7 @@ export async function semanticAlignment(
         modelId: embedder.id,
         dimensions: embedder.dimensions,
         keys: unique,
+        ...(keyChanges ? { changes: keyChanges } : {}),
         vectorOf: (key: string) => store.getVector(key)!,
         query: task,
         k,
@@ -170,7 +179,7 @@ export async function semanticAlignment(
     return { scores, modelId: embedder.id, chunks, embedded, search, farHits };
   } finally {
     await far?.publish(store).catch(() => undefined);
-    const kept = used ?? usedKeys(usedFileKeys, fileChunks.values());
+    const kept = used ?? usedKeys(fileKeys.values(), fileChunks.values());
     kept.add(taskVectorKey(input.task));
     await store.flush(kept).catch((error: unknown) => {
       ctx.warnings.push(`embedding cache ${store.dir}: could not save new vectors (${error instanceof Error ? error.message : String(error)})`);
@@ -254,8 +263,60 @@ export function taskVectorKey(task: string): string {
   return `task:${sha256(task)}`;
 }
 
+/**
+ * The chunk sets of a file set from those of an earlier one, every chunk of which was embedded:
+ * only the added and changed files are looked up (`resolve`), in path order as a full pass gives
+ * them. A chunk key hashes its file's path with the text, so no two files share one: a removed
+ * or changed file's keys that it no longer has leave the set.
+ */
+function updateChunkSets(
+  last: NonNullable<SemanticMemo['last']>,
+  changes: FileChanges,
+  resolve: (file: CandidateFile) => { fileKey: string; hashes: string[] },
+): { fileChunks: Map<string, string[]>; fileKeys: Map<string, string>; unique: string[]; keyChanges: NonNullable<AnnQuery['changes']> } {
+  const replaced = new Map<string, { fileKey: string; hashes: string[] } | null>();
+  for (const f of changes.removed) replaced.set(f.path, null);
+  for (const f of [...changes.added, ...changes.changed.map((c) => c.after)]) replaced.set(f.path, resolve(f));
+  let fileChunks: Map<string, string[]>;
+  let fileKeys: Map<string, string>;
+  if (changes.added.length === 0) {
+    // the same paths or fewer: a copy keeps the path order, a changed path keeps its place
+    fileChunks = new Map(last.fileChunks);
+    fileKeys = new Map(last.fileKeys);
+    for (const [path, next] of replaced) {
+      if (next === null) {
+        fileChunks.delete(path);
+        fileKeys.delete(path);
+      } else {
+        fileChunks.set(path, next.hashes);
+        fileKeys.set(path, next.fileKey);
+      }
+    }
+  } else {
+    fileChunks = new Map();
+    fileKeys = new Map();
+    for (const path of [...last.fileChunks.keys(), ...changes.added.map((f) => f.path)].sort()) {
+      const next = replaced.get(path);
+      if (next === null) continue;
+      fileChunks.set(path, next?.hashes ?? last.fileChunks.get(path)!);
+      fileKeys.set(path, next?.fileKey ?? last.fileKeys.get(path)!);
+    }
+  }
+  const gone = new Set<string>();
+  const added = new Set<string>();
+  for (const path of replaced.keys()) {
+    const before = new Set(last.fileChunks.get(path) ?? []);
+    const after = new Set(fileChunks.get(path) ?? []);
+    for (const h of before) if (!after.has(h)) gone.add(h);
+    for (const h of after) if (!before.has(h)) added.add(h);
+  }
+  const unique = gone.size === 0 ? [...last.unique] : last.unique.filter((h) => !gone.has(h));
+  unique.push(...added);
+  return { fileChunks, fileKeys, unique, keyChanges: { from: last.unique, added: [...added], removed: [...gone] } };
+}
+
 /** What the store's compaction keeps of this run: its file keys and chunk keys. */
-function usedKeys(fileKeys: readonly string[], chunks: Iterable<string> | Iterable<string[]>): Set<string> {
+function usedKeys(fileKeys: Iterable<string>, chunks: Iterable<string> | Iterable<string[]>): Set<string> {
   const used = new Set<string>(fileKeys);
   for (const c of chunks) {
     if (typeof c === 'string') used.add(c);

@@ -1,5 +1,6 @@
 import type { CandidateFile, FactorScore, Signal } from '../../types.js';
 import { readFact, type FactKind } from '../../facts/fact-kind.js';
+import { changesPaths, type FileChanges } from '../derived.js';
 import { round6 } from '../numbers.js';
 import { findAtReferences, resolveReference, type PathIndex, type Resolution } from '../references.js';
 
@@ -25,17 +26,10 @@ const ARTIFACT_PATH =
 export const mentionDensitySignal: Signal = {
   name: 'mention_density',
   score(input) {
-    // what the files say of each other does not depend on the task: once per file set
-    const fromFiles = () => {
-      const resolve = memoResolver(input.facts.paths);
-      const counts = new Map<string, MentionCounts>();
-      for (const file of input.files) {
-        const kind = ARTIFACT_PATH.test(file.path) ? 'artifact' : 'other';
-        for (const ref of readFact(mentionsFactKind, file)) credit(resolve(ref), file.path, (p, share) => add(counts, p, kind, share));
-      }
-      return counts;
-    };
-    const shared = input.derived ? input.derived('mention-counts', fromFiles) : fromFiles();
+    // what the files say of each other does not depend on the task: once per file set, then updated from the changed files
+    const fromFiles = () => fileMentions(input.files, input.facts.paths);
+    const update = (previous: Map<string, MentionCounts>, changes: FileChanges) => updateFileMentions(previous, changes, input.files, input.facts.paths);
+    const shared = input.derived ? input.derived('mention-counts', fromFiles, update) : fromFiles();
     const counts = new Map<string, MentionCounts>();
     for (const { resolution } of input.facts.atReferences) {
       credit(resolution, null, (p, share) => {
@@ -60,6 +54,38 @@ export const mentionsFactKind: FactKind<string[]> = {
   version: 1,
   extract: (_path, content) => findAtReferences(content),
 };
+
+/** The mentions of every file by the other files, per mentioned path. */
+function fileMentions(files: readonly CandidateFile[], paths: PathIndex): Map<string, MentionCounts> {
+  const counts = new Map<string, MentionCounts>();
+  countMentions(counts, files, memoResolver(paths), 1);
+  return counts;
+}
+
+/**
+ * The mentions after `changes`, from those before: a changed file's old mentions are taken
+ * away and its new ones added (counts are sums of 1 and DIRECTORY_SHARE: exact in floating
+ * point, whatever the order). A reference resolves against every path, so an added or removed
+ * path counts again.
+ */
+function updateFileMentions(previous: Map<string, MentionCounts>, changes: FileChanges, files: readonly CandidateFile[], paths: PathIndex): Map<string, MentionCounts> {
+  if (changesPaths(changes)) return fileMentions(files, paths);
+  const counts = new Map<string, MentionCounts>();
+  for (const [p, c] of previous) counts.set(p, { ...c });
+  const resolve = memoResolver(paths);
+  countMentions(counts, changes.changed.map((c) => c.before), resolve, -1);
+  countMentions(counts, changes.changed.map((c) => c.after), resolve, 1);
+  for (const [p, c] of counts) if (c.task === 0 && c.artifact === 0 && c.other === 0) counts.delete(p);
+  return counts;
+}
+
+/** Add (sign 1) or take away (sign -1) what `files` mention. */
+function countMentions(counts: Map<string, MentionCounts>, files: readonly CandidateFile[], resolve: (ref: string) => Resolution, sign: 1 | -1): void {
+  for (const file of files) {
+    const kind = ARTIFACT_PATH.test(file.path) ? 'artifact' : 'other';
+    for (const ref of readFact(mentionsFactKind, file)) credit(resolve(ref), file.path, (p, share) => add(counts, p, kind, sign * share));
+  }
+}
 
 function credit(r: Resolution, self: string | null, give: (path: string, share: number) => void): void {
   if (r.kind === 'file' && r.path !== self) give(r.path, 1);

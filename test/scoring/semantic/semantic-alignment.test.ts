@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import type { CandidateFile, Embedder } from '../../../src/types.js';
 import { makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
 import { captureReporter, testContext } from '../../helpers/fakes.js';
@@ -160,6 +161,49 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
       expect(after.scores).toEqual((await semanticAlignment({ task: 'retry the request with backoff', files: edited }, ctx, deps)).scores);
       expect(memo.last?.files).toBe(edited);
     }
+  });
+
+  it('a memo updated over edits, adds, deletes and renames keeps the chunk set and ANN index a full pass gives', async () => {
+    const texts = [
+      'export async function fetchWithRetry(request) { return retry(timeout, backoff); }',
+      'export function loadConfig(path) { return parseYaml(path); }\n\nexport const schema = true;',
+      'export function Button() { return renderView({ style, color }); }',
+      'the socket server streams the theme layout',
+      '',
+    ];
+    const paths = ['src/a.ts', 'src/b.ts', 'lib/c.ts', 'README.md', 'docs/d.md'];
+    const op = fc.record({ path: fc.constantFrom(...paths), to: fc.constantFrom(...paths), text: fc.nat(texts.length), kind: fc.constantFrom('set', 'delete', 'rename') });
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 6 }), async (ops) => {
+        const cacheDir = join(tmp.root, `memo-ops-${run++}`);
+        const memo = createSemanticMemo();
+        const ctx = testContext({ config: configWith({ ann_min_chunks: 2 }) });
+        const tree = new Map(paths.slice(0, 4).map((p, i) => [p, texts[i] as string]));
+        const filesOf = () => [...tree].sort(([a], [b]) => (a < b ? -1 : 1)).map(([p, t]) => candidateFile(p, t));
+        const task = 'retry the http request with backoff';
+        await semanticAlignment({ task, files: filesOf() }, ctx, { embedder, cacheDir, memo });
+        for (const { path, to, text, kind } of ops) {
+          if (kind === 'set') tree.set(path, texts[text] ?? `a new text ${run} ${text}`);
+          else if (kind === 'delete') tree.delete(path);
+          else if (tree.has(path) && path !== to) {
+            tree.set(to, tree.get(path) as string);
+            tree.delete(path);
+          }
+          const files = filesOf();
+          const remembered = await semanticAlignment({ task, files }, ctx, { embedder, cacheDir, memo });
+          // a run without the memo diffs the whole set against the index the memo saved: nothing to change
+          const plain = await semanticAlignment({ task, files }, ctx, { embedder, cacheDir });
+          expect(remembered.scores).toEqual(plain.scores);
+          expect(remembered.chunks).toBe(plain.chunks);
+          expect([...(memo.last?.fileChunks.keys() ?? [])]).toEqual(files.map((f) => f.path));
+          expect(new Set(memo.last?.unique)).toEqual(new Set([...(memo.last?.fileChunks.values() ?? [])].flat()));
+          const meta = JSON.parse(readFileSync(join(cacheDir, 'index', readdirSync(join(cacheDir, 'index')).find((n) => n.endsWith('.json')) as string), 'utf8')) as { labels: unknown[] };
+          if (remembered.search === 'ann') expect(meta.labels).toEqual(memo.ann.state?.meta.labels);
+        }
+      }),
+      { numRuns: 15 },
+    );
   });
 
   it('keeps the ANN index beside the vectors in the cache directory, where the next run (any checkout) finds it as it is', async () => {
