@@ -74,10 +74,15 @@ export function keywordAlignment(query: string | readonly string[], files: Candi
  * the documents of an earlier file set and the changes since, an unchanged file keeps its document.
  */
 export function bm25Documents(files: readonly CandidateFile[], previous: readonly Bm25Document[] = [], changes: FileChanges = NO_CHANGES): Bm25Document[] {
+  const changed = new Set(changes.changed.map((c) => c.after.path));
+  const documentOf = (f: CandidateFile): Bm25Document => ({ path: f.path, terms: readFact(termsFactKind, f), pathTerms: pathTerms(f.path) });
+  // the same paths in the same order (an edit): the earlier documents by position
+  if (previous.length === files.length && files.every((f, i) => (previous[i] as Bm25Document).path === f.path)) {
+    return files.map((f, i) => (changed.has(f.path) ? documentOf(f) : (previous[i] as Bm25Document)));
+  }
   const kept = new Map<string, Bm25Document>();
-  for (const doc of previous) kept.set(doc.path, doc);
-  for (const { after } of changes.changed) kept.delete(after.path);
-  return files.map((f) => kept.get(f.path) ?? { path: f.path, terms: readFact(termsFactKind, f), pathTerms: pathTerms(f.path) });
+  for (const doc of previous) if (!changed.has(doc.path)) kept.set(doc.path, doc);
+  return files.map((f) => kept.get(f.path) ?? documentOf(f));
 }
 
 /**

@@ -20,9 +20,16 @@ export function createClassifier(overrides: Config['relevance_scoring']['factors
  * Classify all files once per run. A category depends on the path alone: given the categories of
  * an earlier file set (same overrides), a path classified there keeps its category.
  */
-export function classifyFiles(paths: readonly string[], config: Config, previous?: ReadonlyMap<string, FileCategory>): Map<string, FileCategory> {
+export function classifyFiles(paths: readonly string[], config: Config, previous?: Map<string, FileCategory>): Map<string, FileCategory> {
+  if (previous !== undefined && samePaths(previous.keys(), paths)) return previous;
   const classify = createClassifier(config.relevance_scoring.factors.file_type.overrides);
   return new Map(paths.map((p) => [p, previous?.get(p) ?? classify(p)]));
+}
+
+function samePaths(keys: Iterable<string>, paths: readonly string[]): boolean {
+  let i = 0;
+  for (const key of keys) if (key !== paths[i++]) return false;
+  return i === paths.length;
 }
 
 const TEST_DIR = /(?:^|\/)(?:test|tests|__tests__|spec|specs|e2e|testing|testdata|fixtures|__mocks__)\//i;

@@ -59,6 +59,42 @@ export function createDerivedStore(): { forFiles(files: readonly CandidateFile[]
 
 /** The changes from `before` to `after`, matched by path; same object or same content address = unchanged. */
 export function diffFiles(before: readonly CandidateFile[], after: readonly CandidateFile[]): FileChanges {
+  return diffSorted(before, after) ?? diffByMap(before, after);
+}
+
+/**
+ * Both sets in path order (as collect gives them): one walk, and an unchanged file, the same
+ * object, costs one comparison. Null when either is out of order.
+ */
+function diffSorted(before: readonly CandidateFile[], after: readonly CandidateFile[]): FileChanges | null {
+  const changes: FileChanges = { added: [], removed: [], changed: [] };
+  let i = 0;
+  let j = 0;
+  while (i < before.length || j < after.length) {
+    const was = before[i];
+    const now = after[j];
+    if (was === now) {
+      i++;
+      j++;
+      continue;
+    }
+    if ((i > 0 && was !== undefined && (before[i - 1] as CandidateFile).path >= was.path) || (j > 0 && now !== undefined && (after[j - 1] as CandidateFile).path >= now.path)) return null;
+    if (now === undefined || (was !== undefined && was.path < now.path)) {
+      changes.removed.push(was as CandidateFile); // the loop runs while one of them is left
+      i++;
+    } else if (was === undefined || now.path < was.path) {
+      changes.added.push(now);
+      j++;
+    } else {
+      if (was.hash !== now.hash) changes.changed.push({ before: was, after: now });
+      i++;
+      j++;
+    }
+  }
+  return changes;
+}
+
+function diffByMap(before: readonly CandidateFile[], after: readonly CandidateFile[]): FileChanges {
   const old = new Map<string, CandidateFile>();
   for (const f of before) old.set(f.path, f);
   const changes: FileChanges = { added: [], removed: [], changed: [] };

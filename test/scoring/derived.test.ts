@@ -150,6 +150,34 @@ describe('import graph updates', () => {
   });
 });
 
+describe('file set changes', () => {
+  it('are the added, removed and changed paths, whatever the order of either set', () => {
+    const pool = candidates(Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f'].map((p, i) => [p, String(i)])));
+    const edits = candidates(Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f'].map((p) => [p, 'edited'])));
+    const setArb = fc.subarray([0, 1, 2, 3, 4, 5]).chain((picked) =>
+      fc.tuple(fc.constant(picked), fc.array(fc.constantFrom('same', 'copy', 'edit'), { minLength: picked.length, maxLength: picked.length }), fc.boolean()),
+    );
+    fc.assert(
+      fc.property(setArb, setArb, ([pa, , shuffleA], [pb, kinds, shuffleB]) => {
+        const before = pa.map((i) => pool[i] as CandidateFile);
+        const after = pb.map((i, n) => (kinds[n] === 'edit' ? (edits[i] as CandidateFile) : kinds[n] === 'copy' ? { ...(pool[i] as CandidateFile) } : (pool[i] as CandidateFile)));
+        if (shuffleA) before.reverse();
+        if (shuffleB) after.reverse();
+        const changes = diffFiles(before, after);
+        const paths = (files: CandidateFile[]) => files.map((f) => f.path).sort();
+        const inA = new Set(before.map((f) => f.path));
+        const inB = new Set(after.map((f) => f.path));
+        expect(paths(changes.added)).toEqual([...inB].filter((p) => !inA.has(p)).sort());
+        expect(paths(changes.removed)).toEqual([...inA].filter((p) => !inB.has(p)).sort());
+        const was = new Map(before.map((f) => [f.path, f]));
+        expect(changes.changed.map((c) => c.after.path).sort()).toEqual(paths(after.filter((f) => was.has(f.path) && was.get(f.path)?.hash !== f.hash)));
+        for (const { before: was, after: now } of changes.changed) expect([was.path, was.hash !== now.hash]).toEqual([now.path, true]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
 describe('derived store', () => {
   it('updates a value from the changes since the set it was made for, builds without an update', () => {
     const store = createDerivedStore();

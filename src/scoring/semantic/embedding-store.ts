@@ -42,8 +42,14 @@ export interface EmbeddingStore {
    * Append what was put since opening. Compacts when the pack is mostly dead (overwritten)
    * records, or, given the keys this run used, when unused entries outnumber them STALE_FACTOR to 1.
    */
-  flush(used?: ReadonlySet<string>): Promise<void>;
+  flush(used?: KeySet): Promise<void>;
   readonly stats: { vectors: number; files: number; corrupt: number; records: number };
+}
+
+/** The keys a run used, as a compaction asks for them (a ReadonlySet is one). */
+export interface KeySet {
+  readonly size: number;
+  has(key: string): boolean;
 }
 
 /** A file-system-safe directory name for a model id. */

@@ -4,7 +4,7 @@ import { indexDirOf } from '../../cache/cache-dir.js';
 import { diffFiles, type FileChanges } from '../derived.js';
 import { annSearch, type AnnHandle, type AnnQuery } from './ann-index.js';
 import { chunkFile, CHUNKER_VERSION } from './chunker.js';
-import { openEmbeddingStore, type EmbeddingStore } from './embedding-store.js';
+import { openEmbeddingStore, type EmbeddingStore, type KeySet } from './embedding-store.js';
 import { createFarTier } from './far-embeddings.js';
 
 export interface SemanticAlignmentDeps {
@@ -38,11 +38,9 @@ export interface SemanticMemo {
     settings: string;
     /** Path -> its chunk keys, in path order. */
     fileChunks: Map<string, string[]>;
-    /** Path -> its file key. */
-    fileKeys: Map<string, string>;
     unique: string[];
     /** File keys, chunk keys and the task keys of the runs over this file set (what a compaction keeps). */
-    used: Set<string>;
+    used: UsedKeys;
   };
   ann: AnnHandle;
 }
@@ -92,16 +90,15 @@ export async function semanticAlignment(
   let embedded = 0;
   let farHits = 0;
   let fileChunks = new Map<string, string[]>();
-  let fileKeys = new Map<string, string>();
   let unique: string[] | undefined;
-  let used: Set<string> | undefined;
+  let used: UsedKeys | undefined;
   let keyChanges: AnnQuery['changes'];
   const far = deps.far ? createFarTier(deps.far, embedder) : undefined;
   const memo = deps.memo;
+  const settings = `${CHUNKER_VERSION}|${chunkChars}`;
   try {
     // vectors embedded ahead are in the store once these settle; a failed one is embedded below
     if (deps.ahead) await Promise.all([...deps.ahead].map((p) => p.catch(() => undefined)));
-    const settings = `${CHUNKER_VERSION}|${chunkChars}`;
     const missing = new Map<string, string>();
     const chunksOf = (file: CandidateFile, fileKey: string): string[] => {
       const hashes = store.getFileChunks(fileKey);
@@ -119,18 +116,15 @@ export async function semanticAlignment(
     const last = memo?.last;
     if (last !== undefined && last.files === input.files && last.settings === settings && !far) {
       // the same collected files as the last run, every chunk of them embedded then
-      ({ fileChunks, fileKeys, unique, used } = last);
+      ({ fileChunks, unique, used } = last);
     } else if (last !== undefined && last.settings === settings && !far) {
       // the last run's files, every chunk of them embedded then, and the files that changed since
-      ({ fileChunks, fileKeys, unique, keyChanges } = updateChunkSets(last, diffFiles(last.files, input.files), (file) => {
-        const fileKey = fileKeyOf(memo, settings, file);
-        return { fileKey, hashes: chunksOf(file, fileKey) };
-      }));
+      ({ fileChunks, unique, keyChanges } = updateChunkSets(last, diffFiles(last.files, input.files), (file) => chunksOf(file, fileKeyOf(memo, settings, file))));
     } else {
       const files = [...input.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-      for (const file of files) fileKeys.set(file.path, fileKeyOf(memo, settings, file));
-      if (far) farHits += await far.fill(store, [...fileKeys.values()].filter((key) => !store.getFileChunks(key)), []);
-      for (const file of files) fileChunks.set(file.path, chunksOf(file, fileKeys.get(file.path)!));
+      const fileKeys = files.map((file) => fileKeyOf(memo, settings, file));
+      if (far) farHits += await far.fill(store, fileKeys.filter((key) => !store.getFileChunks(key)), []);
+      for (const [index, file] of files.entries()) fileChunks.set(file.path, chunksOf(file, fileKeys[index]!));
     }
     const taskKey = taskVectorKey(input.task);
     if (!store.getVector(taskKey)) missing.set(taskKey, input.task);
@@ -149,8 +143,8 @@ export async function semanticAlignment(
     }
     let chunks = 0;
     for (const hashes of fileChunks.values()) chunks += hashes.length;
-    used ??= usedKeys(fileKeys.values(), unique);
-    if (memo) memo.last = { files: input.files, settings, fileChunks, fileKeys, unique, used };
+    used ??= new UsedKeys(input.files, (file) => fileKeyOf(memo, settings, file), unique);
+    if (memo) memo.last = { files: input.files, settings, fileChunks, unique, used };
     const search = unique.length >= annMinChunks ? 'ann' : 'exact';
     const similarity = new Map<string, number>();
     let floor = 0;
@@ -179,7 +173,7 @@ export async function semanticAlignment(
     return { scores, modelId: embedder.id, chunks, embedded, search, farHits };
   } finally {
     await far?.publish(store).catch(() => undefined);
-    const kept = used ?? usedKeys(fileKeys.values(), fileChunks.values());
+    const kept = used ?? new UsedKeys(input.files, (file) => fileKeyOf(memo, settings, file), [...new Set([...fileChunks.values()].flat())]);
     kept.add(taskVectorKey(input.task));
     await store.flush(kept).catch((error: unknown) => {
       ctx.warnings.push(`embedding cache ${store.dir}: could not save new vectors (${error instanceof Error ? error.message : String(error)})`);
@@ -272,34 +266,24 @@ export function taskVectorKey(task: string): string {
 function updateChunkSets(
   last: NonNullable<SemanticMemo['last']>,
   changes: FileChanges,
-  resolve: (file: CandidateFile) => { fileKey: string; hashes: string[] },
-): { fileChunks: Map<string, string[]>; fileKeys: Map<string, string>; unique: string[]; keyChanges: NonNullable<AnnQuery['changes']> } {
-  const replaced = new Map<string, { fileKey: string; hashes: string[] } | null>();
+  resolve: (file: CandidateFile) => string[],
+): { fileChunks: Map<string, string[]>; unique: string[]; keyChanges: NonNullable<AnnQuery['changes']> } {
+  const replaced = new Map<string, string[] | null>();
   for (const f of changes.removed) replaced.set(f.path, null);
   for (const f of [...changes.added, ...changes.changed.map((c) => c.after)]) replaced.set(f.path, resolve(f));
   let fileChunks: Map<string, string[]>;
-  let fileKeys: Map<string, string>;
   if (changes.added.length === 0) {
     // the same paths or fewer: a copy keeps the path order, a changed path keeps its place
     fileChunks = new Map(last.fileChunks);
-    fileKeys = new Map(last.fileKeys);
     for (const [path, next] of replaced) {
-      if (next === null) {
-        fileChunks.delete(path);
-        fileKeys.delete(path);
-      } else {
-        fileChunks.set(path, next.hashes);
-        fileKeys.set(path, next.fileKey);
-      }
+      if (next === null) fileChunks.delete(path);
+      else fileChunks.set(path, next);
     }
   } else {
     fileChunks = new Map();
-    fileKeys = new Map();
     for (const path of [...last.fileChunks.keys(), ...changes.added.map((f) => f.path)].sort()) {
       const next = replaced.get(path);
-      if (next === null) continue;
-      fileChunks.set(path, next?.hashes ?? last.fileChunks.get(path)!);
-      fileKeys.set(path, next?.fileKey ?? last.fileKeys.get(path)!);
+      if (next !== null) fileChunks.set(path, next ?? last.fileChunks.get(path)!);
     }
   }
   const gone = new Set<string>();
@@ -312,17 +296,36 @@ function updateChunkSets(
   }
   const unique = gone.size === 0 ? [...last.unique] : last.unique.filter((h) => !gone.has(h));
   unique.push(...added);
-  return { fileChunks, fileKeys, unique, keyChanges: { from: last.unique, added: [...added], removed: [...gone] } };
+  return { fileChunks, unique, keyChanges: { from: last.unique, added: [...added], removed: [...gone] } };
 }
 
-/** What the store's compaction keeps of this run: its file keys and chunk keys. */
-function usedKeys(fileKeys: Iterable<string>, chunks: Iterable<string> | Iterable<string[]>): Set<string> {
-  const used = new Set<string>(fileKeys);
-  for (const c of chunks) {
-    if (typeof c === 'string') used.add(c);
-    else for (const h of c) used.add(h);
+/**
+ * What the store's compaction keeps of the runs over a file set: a file key per file, its chunk
+ * keys (distinct) and the task keys added. None of them share a key (hashes of different texts,
+ * `task:` keys), so the size is known at once; the membership set is made only when a compaction
+ * asks for it.
+ */
+class UsedKeys implements KeySet {
+  private readonly tasks = new Set<string>();
+  private members: Set<string> | undefined;
+  constructor(
+    private readonly files: readonly CandidateFile[],
+    private readonly fileKey: (file: CandidateFile) => string,
+    private readonly chunks: readonly string[],
+  ) {}
+
+  get size(): number {
+    return this.files.length + this.chunks.length + this.tasks.size;
   }
-  return used;
+
+  has(key: string): boolean {
+    this.members ??= new Set([...this.files.map(this.fileKey), ...this.chunks]);
+    return this.members.has(key) || this.tasks.has(key);
+  }
+
+  add(taskKey: string): void {
+    this.tasks.add(taskKey);
+  }
 }
 
 /** A file's chunk-list key: its path, blob and the chunk settings; remembered by a memo. */
