@@ -1,4 +1,5 @@
-import type { Config } from '../../src/config/schema.js';
+import { ConfigSchema, type Config } from '../../src/config/schema.js';
+import type { PipelineResult } from '../../src/pipeline.js';
 import { createRepoIndex, type RepoIndex, type RepoIndexOptions } from '../../src/repo-index/repo-index.js';
 
 /**
@@ -11,4 +12,15 @@ export async function settledWarmIndex(root: string, config: Config, deps?: Repo
   await new Promise((done) => setTimeout(done, 2100));
   await index.refresh();
   return index;
+}
+
+/** Keyword scoring, the chars4 tokenizer and its own cache directory: a warm or cold run without a model. */
+export function keywordConfig(cacheDir: string): Config {
+  return ConfigSchema.parse({ relevance_scoring: { scoring_method: 'keyword' }, tokenizer: 'chars4', cache: { dir: cacheDir } });
+}
+
+/** The record without what differs between any two runs (ids, times) or names the cache directory, and every file's scores. */
+export function comparableRun(result: PipelineResult): unknown {
+  const { run_id: _id, timestamp: _t, timings_ms: _ms, config_hash: _hash, ...rest } = result.record;
+  return { record: rest, scored: result.scored, rendered: result.rendered };
 }

@@ -2,11 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigSchema, type Config } from '../../src/config/schema.js';
 import { runContextBudget, type PipelineDeps, type PipelineResult } from '../../src/pipeline.js';
 import { createRepoIndex, type RepoIndex } from '../../src/repo-index/repo-index.js';
 import { makeFixtureRepo, makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
-import { settledWarmIndex } from '../helpers/warm-index.js';
+import { comparableRun, keywordConfig, settledWarmIndex } from '../helpers/warm-index.js';
 
 /**
  * The incremental index must never change an answer: after every kind of change to the tree,
@@ -15,10 +14,6 @@ import { settledWarmIndex } from '../helpers/warm-index.js';
  */
 const NOW = Date.UTC(2026, 1, 1);
 const TASK = 'fix the retry backoff in the http client and the @src/log.ts logger';
-
-function configFor(cacheDir: string): Config {
-  return ConfigSchema.parse({ relevance_scoring: { scoring_method: 'keyword' }, tokenizer: 'chars4', cache: { dir: cacheDir } });
-}
 
 /** The sources both suites start from. */
 const SOURCES = {
@@ -29,11 +24,6 @@ const SOURCES = {
 
 const fixed: Partial<PipelineDeps> = { now: () => NOW, newRunId: () => 'run' };
 
-/** The record without what differs between any two runs (ids, times) or names the cache directory, and every file's scores. */
-function comparable(result: PipelineResult): unknown {
-  const { run_id: _id, timestamp: _t, timings_ms: _ms, config_hash: _hash, ...rest } = result.record;
-  return { record: rest, scored: result.scored, rendered: result.rendered };
-}
 
 describe('incremental index: every change is picked up, answers equal a cold run', () => {
   let repo: Fixture;
@@ -41,14 +31,14 @@ describe('incremental index: every change is picked up, answers equal a cold run
   let warmIndex: RepoIndex;
   let cold = 0;
 
-  const warmRun = () => runContextBudget({ task: TASK, root: repo.root, config: configFor(join(caches.root, 'warm-cli')) }, fixed);
+  const warmRun = () => runContextBudget({ task: TASK, root: repo.root, config: keywordConfig(join(caches.root, 'warm-cli')) }, fixed);
   const indexQuery = () => warmIndex.query({ task: TASK });
-  const coldRun = () => runContextBudget({ task: TASK, root: repo.root, config: configFor(join(caches.root, `cold-${cold++}`)) }, fixed);
+  const coldRun = () => runContextBudget({ task: TASK, root: repo.root, config: keywordConfig(join(caches.root, `cold-${cold++}`)) }, fixed);
   const expectAllEqual = async () => {
     const [warm, indexed] = [await warmRun(), await indexQuery()];
     const reference = await coldRun();
-    expect(comparable(warm)).toEqual(comparable(reference));
-    expect(comparable(indexed)).toEqual(comparable(reference));
+    expect(comparableRun(warm)).toEqual(comparableRun(reference));
+    expect(comparableRun(indexed)).toEqual(comparableRun(reference));
     return reference;
   };
   const keyword = (result: PipelineResult, path: string) => result.scored.find((f) => f.path === path)?.factors.task_alignment.raw;
@@ -68,7 +58,7 @@ describe('incremental index: every change is picked up, answers equal a cold run
       { date: '2026-01-20T10:00:00Z', files: { 'src/log.ts': 'export function log(message: string) { console.error(message); }\n' } },
     ]);
     caches = makeTempDir('aiwg-index-caches-');
-    warmIndex = createRepoIndex({ root: repo.root, config: configFor(join(caches.root, 'warm-index')), deps: fixed });
+    warmIndex = createRepoIndex({ root: repo.root, config: keywordConfig(join(caches.root, 'warm-index')), deps: fixed });
     // both warm paths have seen the tree once before any change
     await warmRun();
     await indexQuery();
@@ -122,8 +112,8 @@ describe('incremental index: every change is picked up, answers equal a cold run
     writeFileSync(join(repo.root, 'src/billing/invoice.ts'), 'export function invoiceTotal(lines: number[]) { return lines.length; } // no http here\n');
     writeFileSync(join(repo.root, 'src/log.ts'), 'export function log(message: string) { console.error(message); } // retry backoff http client logging\n');
     const after = await indexQuery();
-    expect(comparable(after)).not.toEqual(comparable(before));
-    expect(comparable(after)).toEqual(comparable(await coldRun()));
+    expect(comparableRun(after)).not.toEqual(comparableRun(before));
+    expect(comparableRun(after)).toEqual(comparableRun(await coldRun()));
   });
 });
 
@@ -132,13 +122,13 @@ describe('warm index with the real clock: directory watchers tell it what change
   let caches: Fixture;
   let index: RepoIndex;
   let cold = 0;
-  const coldRun = () => runContextBudget({ task: TASK, root: repo.root, config: configFor(join(caches.root, `cold-${cold++}`)) }, fixed);
+  const coldRun = () => runContextBudget({ task: TASK, root: repo.root, config: keywordConfig(join(caches.root, `cold-${cold++}`)) }, fixed);
 
   beforeAll(async () => {
     repo = makeFixtureRepo([{ date: '2026-01-05T10:00:00Z', files: SOURCES }]);
     caches = makeTempDir('aiwg-index-watch-');
     // the pipeline's clock is fixed (same records as a cold run); the racy-stat guard uses the real one
-    index = await settledWarmIndex(repo.root, configFor(join(caches.root, 'warm-index')), fixed);
+    index = await settledWarmIndex(repo.root, keywordConfig(join(caches.root, 'warm-index')), fixed);
   }, 120_000);
 
   afterAll(async () => {
@@ -163,7 +153,7 @@ describe('warm index with the real clock: directory watchers tell it what change
     const collected = await index.refresh();
     expect(collected.files).not.toBe(before.files);
     expect(collected.files.find((f) => f.path === 'src/billing/invoice.ts')?.content).toContain('invoiceRetry');
-    expect(comparable(after)).toEqual(comparable(await coldRun()));
+    expect(comparableRun(after)).toEqual(comparableRun(await coldRun()));
   });
 
   it('a directory removed and made again is watched again (even with the same inode number): an edit inside it is seen', async () => {
@@ -181,7 +171,7 @@ describe('warm index with the real clock: directory watchers tell it what change
     const after = await index.query({ task: TASK });
     expect((await index.refresh()).files).not.toBe(settled.files);
     expect(after.scored.find((f) => f.path === 'src/billing/invoice.ts')?.factors.task_alignment.raw).toBeGreaterThan(0);
-    expect(comparable(after)).toEqual(comparable(await coldRun()));
+    expect(comparableRun(after)).toEqual(comparableRun(await coldRun()));
   });
 
   it('a file in a new directory is in the next answer', async () => {
@@ -189,6 +179,6 @@ describe('warm index with the real clock: directory watchers tell it what change
     writeFileSync(join(repo.root, 'src/retry-policy/http-backoff.ts'), 'export const httpRetryBackoff = [100, 200, 400];\n');
     const after = await index.query({ task: TASK });
     expect(after.scored.map((f) => f.path)).toContain('src/retry-policy/http-backoff.ts');
-    expect(comparable(after)).toEqual(comparable(await coldRun()));
+    expect(comparableRun(after)).toEqual(comparableRun(await coldRun()));
   });
 });
