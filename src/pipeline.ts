@@ -14,6 +14,7 @@ import type {
 import { planBudget } from './allocate/budget-plan.js';
 import { createTokenizer, loadingTokenizer, type Tokenizer, type TokenizerOptions } from './tokenize/tokenizer.js';
 import { openPieceCounts, pieceCountsPath, type PieceCounts } from './tokenize/piece-counts.js';
+import { bpeTablePath } from './tokenize/bpe-table.js';
 import { resolveCacheDir } from './cache/cache-dir.js';
 import { createCollectStage } from './collect/collect-files.js';
 import { createSecretCache } from './security/secret-cache.js';
@@ -159,7 +160,8 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
     if (loading === undefined) {
       loading = time('tokenizer', async () => {
         const remembered = await pieceCounts;
-        return deps.createTokenizer(config.tokenizer, remembered ? { pieceCounts: remembered } : {});
+        const tableFile = keptTokenizerFiles(root, config)?.table;
+        return deps.createTokenizer(config.tokenizer, { ...(remembered ? { pieceCounts: remembered } : {}), ...(tableFile !== undefined ? { tableFile } : {}) });
       });
       loading.catch(() => undefined);
     }
@@ -239,8 +241,18 @@ export function runPieceCounts(root: string, config: Config): Promise<PieceCount
 
 /** The file of a run's remembered piece counts; undefined for chars4 or with caching off. */
 export function runPieceCountsPath(root: string, config: Config): string | undefined {
+  return keptTokenizerFiles(root, config)?.pieceCounts;
+}
+
+/**
+ * What a run keeps of its BPE tokenizer between runs, under the cache's index directory: the
+ * counts of the pieces it counted and the encoding's table (bpe-table.ts). Nothing for chars4 or
+ * with caching off.
+ */
+function keptTokenizerFiles(root: string, config: Config): { pieceCounts: string; table: string } | undefined {
   if (config.tokenizer === 'chars4' || !config.summarization.caching.enabled) return undefined;
-  return pieceCountsPath(resolveCacheDir(root, config), config.tokenizer);
+  const cacheDir = resolveCacheDir(root, config);
+  return { pieceCounts: pieceCountsPath(cacheDir, config.tokenizer), table: bpeTablePath(cacheDir, config.tokenizer) };
 }
 
 async function savePieceCounts(pieceCounts: PieceCounts | undefined, ctx: RunContext): Promise<void> {

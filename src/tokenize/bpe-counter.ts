@@ -1,6 +1,6 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { compiledWorkerFile } from '../util/worker-file.js';
-import { loadEncoding, NO_SPECIAL, type BpeEncodingId } from './bpe-encoding.js';
+import { loadEncoding, type BpeEncodingId } from './bpe-encoding.js';
 
 /**
  * Counts BPE tokens of pieces of text, a batch at a time, synchronously (budgets are counted in
@@ -27,23 +27,26 @@ const LOCAL_AFTER_BATCHES = 1000;
 
 const workers = new Map<BpeEncodingId, BpeCounter>();
 
-/** The shared counter of an encoding: a worker thread, or this thread when none can start. */
-export function bpeCounter(id: BpeEncodingId): BpeCounter {
+/**
+ * The shared counter of an encoding: a worker thread, or this thread when none can start.
+ * `tableFile`: where the encoding's table is kept (bpe-table.ts); the first caller's is used.
+ */
+export function bpeCounter(id: BpeEncodingId, tableFile?: string): BpeCounter {
   let counter = workers.get(id);
   if (counter === undefined) {
-    counter = startWorker(id) ?? inThreadCounter(id);
+    counter = startWorker(id, tableFile) ?? inThreadCounter(id, tableFile);
     workers.set(id, counter);
   }
   return counter;
 }
 
 /** The encoding loaded in this thread (and the fallback of bpeCounter). */
-export function inThreadCounter(id: BpeEncodingId): BpeCounter {
-  const encoding = loadEncoding(id);
-  return { countPieces: (pieces) => pieces.map((piece) => encoding.countTokens(piece, NO_SPECIAL)) };
+export function inThreadCounter(id: BpeEncodingId, tableFile?: string): BpeCounter {
+  const encoding = loadEncoding(id, tableFile);
+  return { countPieces: (pieces) => pieces.map((piece) => encoding.countTokens(piece)) };
 }
 
-function startWorker(id: BpeEncodingId): BpeCounter | undefined {
+function startWorker(id: BpeEncodingId, tableFile: string | undefined): BpeCounter | undefined {
   const file = compiledWorkerFile(import.meta.url, 'bpe-worker.js');
   if (file === undefined) return undefined;
   let worker: Worker;
@@ -51,7 +54,7 @@ function startWorker(id: BpeEncodingId): BpeCounter | undefined {
   const flag = new Int32Array(new SharedArrayBuffer(4));
   try {
     // none of this process's options (an --input-type, loader hooks): the worker runs one known module
-    worker = new Worker(file, { workerData: { id, port: port2, flag }, transferList: [port2], execArgv: [] });
+    worker = new Worker(file, { workerData: { id, port: port2, flag, ...(tableFile !== undefined ? { tableFile } : {}) }, transferList: [port2], execArgv: [] });
   } catch {
     return undefined;
   }
@@ -72,7 +75,7 @@ function startWorker(id: BpeEncodingId): BpeCounter | undefined {
   // from here on this thread counts; the worker is not needed any more
   const countHere = (pieces: readonly string[]): number[] => {
     if (local === undefined) {
-      local = inThreadCounter(id);
+      local = inThreadCounter(id, tableFile);
       void worker.terminate();
     }
     return local.countPieces(pieces);

@@ -1,5 +1,5 @@
 import { workerData, type MessagePort } from 'node:worker_threads';
-import { loadEncoding, NO_SPECIAL, type BpeEncodingId } from './bpe-encoding.js';
+import { loadEncoding, type BpeEncodingId } from './bpe-encoding.js';
 
 /**
  * The BPE counter's thread (bpe-counter.ts): loads one GPT encoding table, then answers batches
@@ -8,11 +8,13 @@ import { loadEncoding, NO_SPECIAL, type BpeEncodingId } from './bpe-encoding.js'
  */
 interface WorkerInput {
   id: BpeEncodingId;
+  /** Where the encoding's table is kept (bpe-table.ts). */
+  tableFile?: string;
   port: MessagePort;
   flag: Int32Array;
 }
 
-const { id, port, flag } = workerData as WorkerInput;
+const { id, port, flag, tableFile } = workerData as WorkerInput;
 
 function answer(message: { counts: number[] } | { error: string }): void {
   port.postMessage(message);
@@ -21,10 +23,10 @@ function answer(message: { counts: number[] } | { error: string }): void {
 }
 
 try {
-  const encoding = loadEncoding(id);
+  const encoding = loadEncoding(id, tableFile);
   port.on('message', (pieces: string[]) => {
     try {
-      answer({ counts: pieces.map((piece) => encoding.countTokens(piece, NO_SPECIAL)) });
+      answer({ counts: pieces.map((piece) => encoding.countTokens(piece)) });
     } catch (error) {
       answer({ error: error instanceof Error ? error.message : String(error) });
     }

@@ -27,6 +27,8 @@ export function countAll(tokenizer: Tokenizer, texts: readonly string[]): number
 export interface TokenizerOptions {
   /** Piece counts remembered across runs (piece-counts.ts): consulted before counting, given what is counted. */
   pieceCounts?: PieceCounts;
+  /** Where the encoding's table is kept between runs (bpe-table.ts); without one it loads from gpt-tokenizer each time. */
+  tableFile?: string;
 }
 
 /**
@@ -42,7 +44,7 @@ export async function createTokenizer(id: TokenizerId, options: TokenizerOptions
       // With pieces remembered, a run counts little: the table loads in a worker meanwhile. Without
       // (a cold cache, a caller that keeps its own tokenizer), it counts much: the table loads here.
       const remembered = (options.pieceCounts?.remembered ?? 0) > 0;
-      return wrapGpt(id, remembered ? bpeCounter(id) : inThreadCounter(id), options.pieceCounts);
+      return wrapGpt(id, remembered ? bpeCounter(id, options.tableFile) : inThreadCounter(id, options.tableFile), options.pieceCounts);
     }
     default:
       throw new UsageError(`unknown tokenizer "${String(id)}": use one of ${TOKENIZER_IDS.join(', ')}`);

@@ -1,0 +1,71 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { countTokens as o200kWhole } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens as cl100kWhole } from 'gpt-tokenizer/encoding/cl100k_base';
+import { loadEncoding } from '../../src/tokenize/bpe-encoding.js';
+import { bpeTablePath, readBpeTable, writeBpeTable } from '../../src/tokenize/bpe-table.js';
+import { makeTempDir } from '../helpers/fixture-repo.js';
+import { anyText, RUNS } from './arbitraries.js';
+
+/**
+ * The flat BPE table counts exactly what gpt-tokenizer counts (special tokens as text), for both
+ * encodings, on arbitrary text (lone surrogates included) and on real source files; a damaged
+ * table file is a miss, and gpt-tokenizer's load writes the file again.
+ */
+const NO_SPECIAL = { disallowedSpecial: new Set<string>(), allowedSpecial: new Set<string>() };
+const WHOLE = { o200k: (t: string) => o200kWhole(t, NO_SPECIAL), cl100k: (t: string) => cl100kWhole(t, NO_SPECIAL) } as const;
+const SOURCES = ['src/pipeline.ts', 'src/tokenize/tokenizer.ts', 'README.md', 'package-lock.json', 'test/helpers/secret-fixture.ts'].map((p) => readFileSync(p, 'utf8'));
+/** Text the generators rarely make: lone surrogates, long digit and space runs, mixed scripts in one word. */
+const EDGES = [
+  // byte order marks: gpt-tokenizer's decoder drops a leading one when it looks a byte pair up
+  '\ufeff', '\ufeffabc', 'a\ufeffb', '\ufeff{"a": 1}', '\ufeff\ufeff',
+  // a binary file read as UTF-8 (replacement characters, NULs)
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0xfe, 0xef, 0xbb, 0xbf, 0x00, 0xc3, 0x28, 0xe2, 0x82]).toString('utf8'),
+  '\ud800', 'a\udc00b', '\ud83d\ude00\ud800', '1234567890123', ' '.repeat(40), '\n\n\n  \t\r\n', 'naïveCafé日本語abc', "don't WE'LL", '<|endoftext|><|fim_prefix|>', '\u0000\u0001\u007f', 'ﬀ'.repeat(20),
+];
+
+describe('BPE table', () => {
+  const tmp = makeTempDir('aiwg-bpe-table-');
+  afterAll(() => tmp.cleanup());
+
+  for (const id of ['o200k', 'cl100k'] as const) {
+    it(`${id}: counts what gpt-tokenizer counts, on arbitrary and real text`, async () => {
+      const path = bpeTablePath(join(tmp.root, id), id);
+      await writeBpeTable(path, id);
+      const table = readBpeTable(path, id)!;
+      expect(table).toBeDefined();
+      for (const text of [...SOURCES, ...EDGES]) expect(table.countTokens(text)).toBe(WHOLE[id](text));
+      fc.assert(
+        fc.property(anyText, fc.string({ unit: 'binary', maxLength: 60 }), (text, raw) => {
+          expect(table.countTokens(text)).toBe(WHOLE[id](text));
+          expect(table.countTokens(raw)).toBe(WHOLE[id](raw));
+        }),
+        RUNS,
+      );
+    });
+  }
+
+  it("a missing or damaged table is a miss; gpt-tokenizer's load writes it for the next one, of the right encoding", async () => {
+    const path = bpeTablePath(join(tmp.root, 'damaged'), 'o200k');
+    expect(readBpeTable(path, 'o200k')).toBeUndefined();
+    const fromPackage = loadEncoding('o200k', path);
+    await new Promise((done) => setTimeout(done, 0));
+    for (let i = 0; i < 100 && !existsSync(path); i++) await new Promise((done) => setTimeout(done, 50));
+    expect(readBpeTable(path, 'o200k')).toBeDefined();
+    // the table of one encoding is not taken for the other's
+    expect(readBpeTable(path, 'cl100k')).toBeUndefined();
+    const fromTable = loadEncoding('o200k', path);
+    for (const text of SOURCES) expect(fromTable.countTokens(text)).toBe(fromPackage.countTokens(text));
+    const bytes = readFileSync(path);
+    writeFileSync(path, bytes.subarray(0, bytes.length - 100));
+    expect(readBpeTable(path, 'o200k')).toBeUndefined();
+    bytes[bytes.length - 1] ^= 0xff;
+    writeFileSync(path, bytes);
+    expect(readBpeTable(path, 'o200k')).toBeUndefined();
+    writeFileSync(path, 'not a table');
+    expect(readBpeTable(path, 'o200k')).toBeUndefined();
+    expect(loadEncoding('o200k', path).countTokens(SOURCES[0]!)).toBe(WHOLE.o200k(SOURCES[0]!));
+  });
+});
