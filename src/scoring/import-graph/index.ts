@@ -5,7 +5,7 @@ import { readFact, type FactKind } from '../../facts/fact-kind.js';
 import { goSupport } from './go.js';
 import { javaSupport } from './java.js';
 import type { LanguageSupport } from './language.js';
-import { buildProjectIndex, configContentPaths, type ConfigReads, type ProjectIndex } from './project.js';
+import { buildProjectIndex, type ConfigReads, type ProjectIndex } from './project.js';
 import { pythonSupport } from './python.js';
 import { rustSupport } from './rust.js';
 import { typescriptSupport } from './typescript.js';
@@ -57,18 +57,16 @@ export function buildImportGraph(files: readonly CandidateFile[], languages: rea
 /**
  * The graph of `files` from the graph of an earlier set and what changed since: equal to
  * `buildImportGraph(files)`. A file's edges depend on its own specifiers, on which paths exist
- * and on the config files the resolvers read (readConfig); so when only the content of other
- * files changed, only those files are resolved again. An added or removed path, or a changed
- * config file, resolves every file again, reusing each config read that still holds (the
- * tsconfig aliases of an unchanged tsconfig are not read again).
+ * and on the config files the resolvers read (readConfig); so when only contents changed and
+ * every config read still holds, only the changed files are resolved again. An added or removed
+ * path, or a changed file a config read looked at, resolves every file again, reusing each config
+ * read that still holds (the tsconfig aliases of an unchanged tsconfig are not read again).
  */
 export function updateImportGraph(previous: ImportGraph, files: readonly CandidateFile[], changes: FileChanges, languages: readonly LanguageSupport[] = LANGUAGES): ImportGraph {
   const basis = previous.basis;
-  if (basis === undefined || basis.languages !== languages || changesPaths(changes)) return resolveAll(files, languages, basis?.project.configs);
-  const read = configContentPaths(basis.project.configs);
-  if (changes.changed.some((c) => read.has(c.after.path))) return resolveAll(files, languages, basis.project.configs);
-  // the project index of the earlier set answers as this one would: same paths, same config contents
-  const resolver = prepareResolver(basis.project, languages);
+  const project = basis !== undefined && basis.languages === languages && !changesPaths(changes) ? basis.project.withContents(files) : null;
+  if (basis === undefined || project === null) return resolveAll(files, languages, basis?.project.configs);
+  const resolver = prepareResolver(project, languages);
   const imports = new Map(previous.imports);
   const importers = new Map(previous.importers);
   const fileWarnings = new Map(basis.fileWarnings);
@@ -80,7 +78,7 @@ export function updateImportGraph(previous: ImportGraph, files: readonly Candida
     for (const t of was) if (!targets.includes(t)) setOrDelete(importers, t, (importers.get(t) ?? []).filter((p) => p !== file.path));
     for (const t of targets) if (!was.includes(t)) importers.set(t, insertSorted(importers.get(t) ?? [], file.path));
   }
-  return { imports, importers, warnings: graphWarnings(files, fileWarnings), basis: { ...basis, fileWarnings } };
+  return { imports, importers, warnings: graphWarnings(files, fileWarnings), basis: { project, languages, fileWarnings } };
 }
 
 function resolveAll(files: readonly CandidateFile[], languages: readonly LanguageSupport[], configs?: ConfigReads): ImportGraph {

@@ -25,6 +25,12 @@ export interface ProjectIndex {
   readConfig<T>(key: string, read: (view: ProjectIndex) => T): T;
   /** The config reads of this index, by key: hand them to the next index as `previous`. */
   readonly configs: ConfigReads;
+  /**
+   * The index of `files`, which hold this index's paths (only contents changed): the path tables
+   * are shared and every config read is carried over; null when one of them no longer holds (a
+   * file it read changed), since the files resolved through it may resolve otherwise.
+   */
+  withContents(files: readonly CandidateFile[]): ProjectIndex | null;
   /** Warnings for the record (unparseable manifests and the like). */
   warnings: string[];
 }
@@ -43,7 +49,18 @@ type Lookup = [name: LookupName, args: string[], answer: unknown];
 const LOOKUPS: readonly LookupName[] = ['has', 'filesIn', 'withSuffix', 'dirsWithSuffix', 'isDirectory', 'content', 'nearest'];
 
 export function buildProjectIndex(files: readonly CandidateFile[], previous?: ConfigReads): ProjectIndex {
-  const byPath = new Map(files.map((f) => [f.path, f]));
+  return projectIndex(pathTables(files), files, new Map(), previous);
+}
+
+/** The path lookup tables of a file set: the part of an index that depends on the paths alone. */
+interface PathTables {
+  byDir: Map<string, string[]>;
+  byBase: Map<string, string[]>;
+  dirsByBase: Map<string, string[]>;
+  allDirs: Set<string>;
+}
+
+function pathTables(files: readonly CandidateFile[]): PathTables {
   const byDir = new Map<string, string[]>();
   const byBase = new Map<string, string[]>();
   for (const f of files) {
@@ -57,7 +74,12 @@ export function buildProjectIndex(files: readonly CandidateFile[], previous?: Co
     if (dir !== '') push(dirsByBase, posix.basename(dir), dir);
     for (let d = dir; d !== '' && !allDirs.has(d); d = dirOf(d)) allDirs.add(d);
   }
-  const configs = new Map<string, ConfigRead>();
+  return { byDir, byBase, dirsByBase, allDirs };
+}
+
+function projectIndex(tables: PathTables, files: readonly CandidateFile[], configs: Map<string, ConfigRead>, previous?: ConfigReads): ProjectIndex {
+  const { byDir, byBase, dirsByBase, allDirs } = tables;
+  const byPath = new Map(files.map((f) => [f.path, f]));
   const project: ProjectIndex = {
     has: (p) => byPath.has(p),
     filesIn: (dir) => byDir.get(dir) ?? [],
@@ -89,16 +111,14 @@ export function buildProjectIndex(files: readonly CandidateFile[], previous?: Co
       return held.value as T; // recorded from `read` of the same key
     },
     configs,
+    withContents(next) {
+      const index = projectIndex(tables, next, new Map(configs));
+      for (const held of configs.values()) if (!stillHolds(held, index)) return null;
+      return index;
+    },
     warnings: [],
   };
   return project;
-}
-
-/** Paths whose content some config read looked at: a change to one of them may change resolution. */
-export function configContentPaths(reads: ConfigReads): Set<string> {
-  const out = new Set<string>();
-  for (const read of reads.values()) for (const [name, args] of read.lookups) if (name === 'content') out.add(args[0] as string);
-  return out;
 }
 
 function recordRead(project: ProjectIndex, read: (view: ProjectIndex) => unknown): ConfigRead {

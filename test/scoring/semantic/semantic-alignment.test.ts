@@ -175,7 +175,7 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
     const op = fc.record({ path: fc.constantFrom(...paths), to: fc.constantFrom(...paths), text: fc.nat(texts.length), kind: fc.constantFrom('set', 'delete', 'rename') });
     let run = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 6 }), async (ops) => {
+      fc.asyncProperty(fc.array(fc.array(op, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 5 }), async (steps) => {
         const cacheDir = join(tmp.root, `memo-ops-${run++}`);
         const memo = createSemanticMemo();
         const ctx = testContext({ config: configWith({ ann_min_chunks: 2 }) });
@@ -183,12 +183,14 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
         const filesOf = () => [...tree].sort(([a], [b]) => (a < b ? -1 : 1)).map(([p, t]) => candidateFile(p, t));
         const task = 'retry the http request with backoff';
         await semanticAlignment({ task, files: filesOf() }, ctx, { embedder, cacheDir, memo });
-        for (const { path, to, text, kind } of ops) {
-          if (kind === 'set') tree.set(path, texts[text] ?? `a new text ${run} ${text}`);
-          else if (kind === 'delete') tree.delete(path);
-          else if (tree.has(path) && path !== to) {
-            tree.set(to, tree.get(path) as string);
-            tree.delete(path);
+        for (const ops of steps) {
+          for (const { path, to, text, kind } of ops) {
+            if (kind === 'set') tree.set(path, texts[text] ?? `a new text ${run} ${text}`);
+            else if (kind === 'delete') tree.delete(path);
+            else if (tree.has(path) && path !== to) {
+              tree.set(to, tree.get(path) as string);
+              tree.delete(path);
+            }
           }
           const files = filesOf();
           const remembered = await semanticAlignment({ task, files }, ctx, { embedder, cacheDir, memo });
