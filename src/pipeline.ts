@@ -151,9 +151,10 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
 
   const startedAt = deps.now();
   const startedPerf = performance.now();
-  // Score counts no tokens: the tokenizer's table loads while it runs, once collect is done (on two
-  // cores a table loading beside git's listing slowed git down). The piece counts of earlier runs
-  // spare a warm run most of its counting.
+  // Score counts no tokens: the tokenizer is made while it runs, once collect is done (on two
+  // cores a table loading beside git's listing slowed git down); with a cache its encoding loads
+  // from the kept table on the first count. The piece counts of earlier runs spare a warm run
+  // most of its counting.
   const pieceCounts = deps.pieceCounts(root, config);
   let loading: Promise<Tokenizer> | undefined;
   const startTokenizer = (): Promise<Tokenizer> => {

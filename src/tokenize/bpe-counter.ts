@@ -1,12 +1,12 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { compiledWorkerFile } from '../util/worker-file.js';
-import { loadEncoding, type BpeEncodingId } from './bpe-encoding.js';
+import { loadEncoding, type BpeEncoding, type BpeEncodingId } from './bpe-encoding.js';
 
 /**
  * Counts BPE tokens of pieces of text, a batch at a time, synchronously (budgets are counted in
- * synchronous code). The default counter runs the encoding in a worker thread: its table (~130 ms
- * to build) loads on the second core while the caller goes on (the pipeline: while it scores), and the caller blocks
- * only while its batch is counted. One worker per encoding per process, unref'd (it never keeps
+ * synchronous code). Where the encoding's table is kept in a file (bpe-table.ts) it loads in this
+ * thread in ~10 ms. Otherwise gpt-tokenizer's table (~130 ms to build) loads in a worker thread,
+ * on the second core while the caller goes on, and the caller blocks only while its batch is counted. One worker per encoding per process, unref'd (it never keeps
  * the process alive). A caller that counts much loads its own copy too (LOCAL_AFTER_BATCHES);
  * where no worker can be started, the encoding loads in this thread.
  */
@@ -27,26 +27,33 @@ const LOCAL_AFTER_BATCHES = 1000;
 
 const workers = new Map<BpeEncodingId, BpeCounter>();
 
-/**
- * The shared counter of an encoding: a worker thread, or this thread when none can start.
- * `tableFile`: where the encoding's table is kept (bpe-table.ts); the first caller's is used.
- */
-export function bpeCounter(id: BpeEncodingId, tableFile?: string): BpeCounter {
+/** The shared counter of an encoding: a worker thread, or this thread when none can start. */
+export function bpeCounter(id: BpeEncodingId): BpeCounter {
   let counter = workers.get(id);
   if (counter === undefined) {
-    counter = startWorker(id, tableFile) ?? inThreadCounter(id, tableFile);
+    counter = startWorker(id) ?? inThreadCounter(id);
     workers.set(id, counter);
   }
   return counter;
 }
 
-/** The encoding loaded in this thread (and the fallback of bpeCounter). */
+/**
+ * The encoding in this thread, loaded on the first count (a run that finds every piece remembered
+ * loads nothing): from `tableFile` when it holds the table (bpe-table.ts, ~10 ms), else from
+ * gpt-tokenizer. Also the fallback of bpeCounter.
+ */
 export function inThreadCounter(id: BpeEncodingId, tableFile?: string): BpeCounter {
-  const encoding = loadEncoding(id, tableFile);
-  return { countPieces: (pieces) => pieces.map((piece) => encoding.countTokens(piece)) };
+  let encoding: BpeEncoding | undefined;
+  return {
+    countPieces(pieces) {
+      encoding ??= loadEncoding(id, tableFile);
+      const loaded = encoding;
+      return pieces.map((piece) => loaded.countTokens(piece));
+    },
+  };
 }
 
-function startWorker(id: BpeEncodingId, tableFile: string | undefined): BpeCounter | undefined {
+function startWorker(id: BpeEncodingId): BpeCounter | undefined {
   const file = compiledWorkerFile(import.meta.url, 'bpe-worker.js');
   if (file === undefined) return undefined;
   let worker: Worker;
@@ -54,7 +61,7 @@ function startWorker(id: BpeEncodingId, tableFile: string | undefined): BpeCount
   const flag = new Int32Array(new SharedArrayBuffer(4));
   try {
     // none of this process's options (an --input-type, loader hooks): the worker runs one known module
-    worker = new Worker(file, { workerData: { id, port: port2, flag, ...(tableFile !== undefined ? { tableFile } : {}) }, transferList: [port2], execArgv: [] });
+    worker = new Worker(file, { workerData: { id, port: port2, flag }, transferList: [port2], execArgv: [] });
   } catch {
     return undefined;
   }
@@ -75,7 +82,7 @@ function startWorker(id: BpeEncodingId, tableFile: string | undefined): BpeCount
   // from here on this thread counts; the worker is not needed any more
   const countHere = (pieces: readonly string[]): number[] => {
     if (local === undefined) {
-      local = inThreadCounter(id, tableFile);
+      local = inThreadCounter(id);
       void worker.terminate();
     }
     return local.countPieces(pieces);

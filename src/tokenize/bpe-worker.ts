@@ -8,13 +8,11 @@ import { loadEncoding, type BpeEncodingId } from './bpe-encoding.js';
  */
 interface WorkerInput {
   id: BpeEncodingId;
-  /** Where the encoding's table is kept (bpe-table.ts). */
-  tableFile?: string;
   port: MessagePort;
   flag: Int32Array;
 }
 
-const { id, port, flag, tableFile } = workerData as WorkerInput;
+const { id, port, flag } = workerData as WorkerInput;
 
 function answer(message: { counts: number[] } | { error: string }): void {
   port.postMessage(message);
@@ -23,7 +21,7 @@ function answer(message: { counts: number[] } | { error: string }): void {
 }
 
 try {
-  const encoding = loadEncoding(id, tableFile);
+  const encoding = loadEncoding(id);
   port.on('message', (pieces: string[]) => {
     try {
       answer({ counts: pieces.map((piece) => encoding.countTokens(piece)) });
