@@ -11,6 +11,7 @@ import { defaultDeps, runContextBudget, runPieceCounts, runPieceCountsPath, type
 import type { PieceCounts } from '../tokenize/piece-counts.js';
 import { createChars4Tokenizer, memoiseTokenizers } from '../tokenize/tokenizer.js';
 import { silentReporter } from '../util/reporter.js';
+import { lowerBound } from '../util/sorted.js';
 import { changedSince, takeSnapshot, type GitMetaPaths, type TreeSnapshot } from './tree-snapshot.js';
 import { createTreeWatch, type TreeWatch } from './tree-watch.js';
 
@@ -165,17 +166,10 @@ function listedIn(result: CollectResult, path: string): boolean {
   return sortedFind(result.files, path) !== undefined || sortedFind(result.excluded, path) !== undefined;
 }
 
+/** The entry at `path` of a list sorted by path. */
 function sortedFind<T extends { path: string }>(entries: readonly T[], path: string): T | undefined {
-  let lo = 0;
-  let hi = entries.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const at = entries[mid]!;
-    if (at.path === path) return at;
-    if (at.path < path) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return undefined;
+  const at = entries[lowerBound(entries, path, (entry) => entry.path)];
+  return at?.path === path ? at : undefined;
 }
 
 function gitMetaPaths(rootReal: string): GitMetaPaths | undefined {

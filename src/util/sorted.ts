@@ -1,10 +1,15 @@
-/** The first index of a sorted string list whose entry is not below `item` (the list's length when none). */
-export function lowerBound(sorted: readonly string[], item: string): number {
+/**
+ * The first index of a list sorted by `keyOf` (the entry itself for strings) whose key is not
+ * below `item` (the list's length when none).
+ */
+export function lowerBound(sorted: readonly string[], item: string): number;
+export function lowerBound<T>(sorted: readonly T[], item: string, keyOf: (entry: T) => string): number;
+export function lowerBound<T>(sorted: readonly T[], item: string, keyOf: (entry: T) => string = (entry) => entry as unknown as string): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if ((sorted[mid] as string) < item) lo = mid + 1;
+    if (keyOf(sorted[mid] as T) < item) lo = mid + 1;
     else hi = mid;
   }
   return lo;
