@@ -66,7 +66,7 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
   // One binding per embedder and cache directory: it keeps the embedding store open between runs of a long-lived stage.
   let bound: { embedder: Embedder; cacheDir: string; align: SemanticAlignment } | undefined;
   const alignmentFor = (embedder: Embedder, cacheDir: string): SemanticAlignment => {
-    if (bound?.embedder !== embedder || bound.cacheDir !== cacheDir) bound = { embedder, cacheDir, align: bindSemanticAlignment(embedder, { cacheDir }) };
+    if (bound?.embedder !== embedder || bound.cacheDir !== cacheDir) bound = { embedder, cacheDir, align: bindSemanticAlignment(embedder, { cacheDir, longLived: options.longLived === true }) };
     return bound.align;
   };
   /**

@@ -45,7 +45,7 @@ export const defaultEmbedderFactory: EmbedderFactory = async (config, options) =
  * the embeddings are also shared through Redis behind the pack file, with the summary cache's max
  * age (Redis drops them then; the pack file keeps its own).
  */
-export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: string }): SemanticAlignment {
+export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: string; longLived?: boolean }): SemanticAlignment {
   // The embedding store is read once per binding and kept: a long-lived score stage (the warm
   // index of a server or provider) binds once, so its queries read no vectors from disk.
   let store: Promise<EmbeddingStore> | undefined;
@@ -76,7 +76,8 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
   };
   const align = async (input: { task: string; files: CandidateFile[] }, ctx: RunContext): Promise<SemanticScores> => {
     const [{ semanticAlignment, createSemanticMemo }] = await modules();
-    memo ??= createSemanticMemo();
+    // a long-lived binding writes a changed ANN index after the answer, not before it
+    memo ??= createSemanticMemo({ deferSaves: options.longLived === true });
     const opened = await storeNow();
     const far = sharedCacheFor(ctx.config, { maxAgeMs: ctx.config.summarization.caching.max_age_hours * 3_600_000 });
     const ahead = [...pending];

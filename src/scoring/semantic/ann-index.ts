@@ -63,6 +63,14 @@ type Hnsw = import('hnswlib-node').HierarchicalNSW;
  */
 export interface AnnHandle {
   state?: AnnState;
+  /**
+   * Save a changed index after the search answers instead of before (a long-lived caller: the
+   * write of the whole index is off the query's path); the next search waits for the save
+   * before it touches the index.
+   */
+  deferSave?: boolean;
+  /** The deferred save under way (its failure only means the next process syncs from an older index). */
+  saving?: Promise<void>;
 }
 
 interface AnnState {
@@ -78,15 +86,19 @@ interface AnnState {
 }
 
 export async function annSearch(q: AnnQuery, handle: AnnHandle = {}): Promise<AnnResult> {
+  // a sync changes the index in place: never while it is being written
+  await handle.saving;
   const held = handle.state;
   const reusable = held !== undefined && held.indexDir === q.indexDir && held.modelId === q.modelId && held.dimensions === q.dimensions;
   let state: AnnState;
   let changes: Omit<AnnResult, 'hits'> = { rebuilt: false, added: 0, removed: 0 };
   if (reusable && held.keys === q.keys) state = held;
   else {
-    const synced = await syncIndex(q, reusable ? held : undefined);
+    const { save, ...synced } = await syncIndex(q, reusable ? held : undefined);
     state = synced.state;
     changes = synced;
+    if (save !== undefined && handle.deferSave) handle.saving = save().catch(() => undefined);
+    else if (save !== undefined) await save();
   }
   handle.state = state;
 
@@ -102,8 +114,8 @@ export async function annSearch(q: AnnQuery, handle: AnnHandle = {}): Promise<An
   return { hits, ...changes };
 }
 
-/** Bring an index (the held one, else the one on disk, else a new one) in step with `q.keys`, saving it when it changed. */
-async function syncIndex(q: AnnQuery, held: AnnState | undefined): Promise<{ state: AnnState; rebuilt: boolean; added: number; removed: number }> {
+/** Bring an index (the held one, else the one on disk, else a new one) in step with `q.keys`; `save` writes it when it changed. */
+async function syncIndex(q: AnnQuery, held: AnnState | undefined): Promise<{ state: AnnState; rebuilt: boolean; added: number; removed: number; save?: () => Promise<void> }> {
   const { HierarchicalNSW } = (await import('hnswlib-node')).default;
   const slug = modelSlug(q.modelId);
 
@@ -181,8 +193,9 @@ async function syncIndex(q: AnnQuery, held: AnnState | undefined): Promise<{ sta
     rebuilt = true;
     added = keys.length;
   }
-  if (rebuilt || added > 0 || removed > 0) await persist(q.indexDir, slug, index, meta);
-  return { state: { indexDir: q.indexDir, modelId: q.modelId, dimensions: q.dimensions, index, meta, keys: q.keys, labelOf }, rebuilt, added, removed };
+  const state: AnnState = { indexDir: q.indexDir, modelId: q.modelId, dimensions: q.dimensions, index, meta, keys: q.keys, labelOf };
+  const save = rebuilt || added > 0 || removed > 0 ? () => persist(q.indexDir, slug, state.index, state.meta) : undefined;
+  return { state, rebuilt, added, removed, ...(save ? { save } : {}) };
 }
 
 async function readMeta(metaPath: string, q: AnnQuery): Promise<Meta | null> {

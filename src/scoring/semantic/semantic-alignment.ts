@@ -45,8 +45,9 @@ export interface SemanticMemo {
   ann: AnnHandle;
 }
 
-export function createSemanticMemo(): SemanticMemo {
-  return { fileKeys: new Map(), ann: {} };
+/** `deferSaves`: a long-lived caller saves a changed ANN index after the answer (AnnHandle.deferSave). */
+export function createSemanticMemo(options: { deferSaves?: boolean } = {}): SemanticMemo {
+  return { fileKeys: new Map(), ann: { deferSave: options.deferSaves === true } };
 }
 
 /** File keys remembered by a memo before it starts over (a long-lived process stays bounded). */

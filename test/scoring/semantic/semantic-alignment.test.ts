@@ -208,6 +208,29 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
     );
   });
 
+  it('a long-lived memo saves a changed ANN index after the answer; the next search waits for it, the saved index is the one in memory', async () => {
+    const ctx = testContext({ config: configWith({ ann_min_chunks: 2 }) });
+    const deferred = createSemanticMemo({ deferSaves: true });
+    const awaited = createSemanticMemo();
+    const deferredDir = join(tmp.root, 'deferred');
+    const savedLabels = () => {
+      const dir = join(deferredDir, 'index');
+      return (JSON.parse(readFileSync(join(dir, readdirSync(dir).find((n) => n.endsWith('.json')) as string), 'utf8')) as { labels: unknown[] }).labels;
+    };
+    let files = [...corpus];
+    for (const text of ['retry the fetch with a timeout', 'render a modal dialog', 'parse yaml settings']) {
+      files = [...files.filter((f) => f.path !== 'src/new.ts'), candidateFile('src/new.ts', text)];
+      const task = 'retry the http request';
+      const fast = await semanticAlignment({ task, files }, ctx, { embedder, cacheDir: deferredDir, memo: deferred });
+      expect(deferred.ann.saving).toBeDefined();
+      const slow = await semanticAlignment({ task, files }, ctx, { embedder, cacheDir: join(tmp.root, 'awaited'), memo: awaited });
+      expect(fast.scores).toEqual(slow.scores);
+    }
+    await deferred.ann.saving;
+    expect(savedLabels()).toEqual(deferred.ann.state?.meta.labels);
+    expect(deferred.ann.state?.meta.labels).toEqual(awaited.ann.state?.meta.labels);
+  });
+
   it('keeps the ANN index beside the vectors in the cache directory, where the next run (any checkout) finds it as it is', async () => {
     const cacheDir = join(tmp.root, 'shared-cache');
     const align = bindSemanticAlignment(embedder, { cacheDir });
