@@ -14,3 +14,9 @@ export function lowerBound<T>(sorted: readonly T[], item: string, keyOf: (entry:
   }
   return lo;
 }
+
+/** A copy of a sorted list with `item` in its place. */
+export function insertSorted(list: readonly string[], item: string): string[] {
+  const at = lowerBound(list, item);
+  return [...list.slice(0, at), item, ...list.slice(at)];
+}

@@ -1,11 +1,11 @@
 import type { CandidateFile } from '../../types.js';
 import { changesPaths, type FileChanges } from '../derived.js';
-import { lowerBound } from '../../util/sorted.js';
+import { insertSorted } from '../../util/sorted.js';
 import { readFact, type FactKind } from '../../facts/fact-kind.js';
 import { goSupport } from './go.js';
 import { javaSupport } from './java.js';
 import type { LanguageSupport } from './language.js';
-import { buildProjectIndex, type ConfigReads, type ProjectIndex } from './project.js';
+import { buildProjectIndex, type ProjectIndex } from './project.js';
 import { pythonSupport } from './python.js';
 import { rustSupport } from './rust.js';
 import { typescriptSupport } from './typescript.js';
@@ -44,14 +44,21 @@ interface GraphBasis {
   languages: readonly LanguageSupport[];
   /** The warnings raised while resolving a file, by path (files that raised none are absent). */
   fileWarnings: Map<string, string[]>;
+  /**
+   * Each file's import specifiers, with the file they were read from: a cache checked by
+   * content address on every read, so later graphs add to it (a full resolve starts a new one).
+   */
+  specifiers: SpecifierCache;
 }
+
+type SpecifierCache = Map<string, { file: CandidateFile; specifiers: string[] }>;
 
 /**
  * Build the import graph of the candidate files. A file no resolver reads, or whose scan
  * throws, simply has no edges (the failure becomes a warning).
  */
 export function buildImportGraph(files: readonly CandidateFile[], languages: readonly LanguageSupport[] = LANGUAGES): ImportGraph {
-  return resolveAll(files, languages);
+  return resolveAll(files, languages, buildProjectIndex(files));
 }
 
 /**
@@ -64,9 +71,11 @@ export function buildImportGraph(files: readonly CandidateFile[], languages: rea
  */
 export function updateImportGraph(previous: ImportGraph, files: readonly CandidateFile[], changes: FileChanges, languages: readonly LanguageSupport[] = LANGUAGES): ImportGraph {
   const basis = previous.basis;
-  const project = basis !== undefined && basis.languages === languages && !changesPaths(changes) ? basis.project.withContents(files) : null;
-  if (basis === undefined || project === null) return resolveAll(files, languages, basis?.project.configs);
-  const resolver = prepareResolver(project, languages);
+  if (basis === undefined || basis.languages !== languages) return buildImportGraph(files, languages);
+  const project = changesPaths(changes) ? null : basis.project.withContents(files);
+  if (project === null) return resolveAll(files, languages, basis.project.withPaths(files, changes), basis.specifiers);
+  const specifiers = basis.specifiers;
+  const resolver = prepareResolver(project, languages, specifiers);
   const imports = new Map(previous.imports);
   const importers = new Map(previous.importers);
   const fileWarnings = new Map(basis.fileWarnings);
@@ -78,12 +87,13 @@ export function updateImportGraph(previous: ImportGraph, files: readonly Candida
     for (const t of was) if (!targets.includes(t)) setOrDelete(importers, t, (importers.get(t) ?? []).filter((p) => p !== file.path));
     for (const t of targets) if (!was.includes(t)) importers.set(t, insertSorted(importers.get(t) ?? [], file.path));
   }
-  return { imports, importers, warnings: graphWarnings(files, fileWarnings), basis: { project, languages, fileWarnings } };
+  return { imports, importers, warnings: graphWarnings(files, fileWarnings), basis: { project, languages, fileWarnings, specifiers } };
 }
 
-function resolveAll(files: readonly CandidateFile[], languages: readonly LanguageSupport[], configs?: ConfigReads): ImportGraph {
-  const project = buildProjectIndex(files, configs);
-  const resolver = prepareResolver(project, languages);
+/** Resolve every file against `project`; `known` specifiers of unchanged files are not read again. */
+function resolveAll(files: readonly CandidateFile[], languages: readonly LanguageSupport[], project: ProjectIndex, known?: SpecifierCache): ImportGraph {
+  const specifiers: SpecifierCache = new Map();
+  const resolver = prepareResolver(project, languages, specifiers, known);
   const imports = new Map<string, string[]>();
   const importers = new Map<string, string[]>();
   const fileWarnings = new Map<string, string[]>();
@@ -99,12 +109,31 @@ function resolveAll(files: readonly CandidateFile[], languages: readonly Languag
     }
   }
   for (const list of importers.values()) list.sort();
-  return { imports, importers, warnings: graphWarnings(files, fileWarnings), basis: { project, languages, fileWarnings } };
+  return { imports, importers, warnings: graphWarnings(files, fileWarnings), basis: { project, languages, fileWarnings, specifiers } };
 }
 
-/** One file's edges (sorted, distinct) and the warnings raised while resolving them. */
-function prepareResolver(project: ProjectIndex, languages: readonly LanguageSupport[]): (file: CandidateFile) => { targets: string[]; warnings: string[] } {
+/**
+ * One file's edges (sorted, distinct) and the warnings raised while resolving them. Specifiers
+ * come from `cache` or `known` when read from the same blob, else are read and put in `cache`.
+ */
+function prepareResolver(
+  project: ProjectIndex,
+  languages: readonly LanguageSupport[],
+  cache: SpecifierCache,
+  known?: SpecifierCache,
+): (file: CandidateFile) => { targets: string[]; warnings: string[] } {
   const prepared = languages.map((lang) => ({ lang, resolve: lang.prepare(project) }));
+  const specifiersOf = (file: CandidateFile, lang: LanguageSupport): string[] => {
+    const held = cache.get(file.path) ?? known?.get(file.path);
+    if (held !== undefined && (held.file === file || held.file.hash === file.hash)) {
+      cache.set(file.path, held);
+      return held.specifiers;
+    }
+    // the persisted fact holds what the registered languages extract; another language reads the content
+    const specifiers = LANGUAGES.includes(lang) ? readFact(importsFactKind, file) : lang.extract(file.content);
+    cache.set(file.path, { file, specifiers });
+    return specifiers;
+  };
   return (file) => {
     const support = prepared.find((p) => p.lang.files.test(file.path));
     if (!support) return { targets: [], warnings: [] };
@@ -112,9 +141,7 @@ function prepareResolver(project: ProjectIndex, languages: readonly LanguageSupp
     project.warnings.length = 0;
     let targets: string[] = [];
     try {
-      // the persisted fact holds what the registered languages extract; another language reads the content
-      const specifiers = LANGUAGES.includes(support.lang) ? readFact(importsFactKind, file) : support.lang.extract(file.content);
-      targets = [...new Set(support.resolve(file.path, specifiers))].sort();
+      targets = [...new Set(support.resolve(file.path, specifiersOf(file, support.lang)))].sort();
     } catch (error) {
       project.warnings.push(`dependency_depth: could not read the imports of ${file.path} (${error instanceof Error ? error.message : String(error)}); it has no edges`);
     }
@@ -132,12 +159,6 @@ function graphWarnings(files: readonly CandidateFile[], fileWarnings: Map<string
 function setOrDelete<T>(map: Map<string, T[]>, key: string, list: T[]): void {
   if (list.length > 0) map.set(key, list);
   else map.delete(key);
-}
-
-/** A copy of a sorted list with `item` in its place. */
-function insertSorted(list: readonly string[], item: string): string[] {
-  const lo = lowerBound(list, item);
-  return [...list.slice(0, lo), item, ...list.slice(lo)];
 }
 
 /**

@@ -1,5 +1,7 @@
 import { posix } from 'node:path';
 import type { CandidateFile } from '../../types.js';
+import { changesPaths, type FileChanges } from '../derived.js';
+import { insertSorted } from '../../util/sorted.js';
 
 /** Lookup tables over the candidate files that every language resolver shares. */
 export interface ProjectIndex {
@@ -31,6 +33,12 @@ export interface ProjectIndex {
    * file it read changed), since the files resolved through it may resolve otherwise.
    */
   withContents(files: readonly CandidateFile[]): ProjectIndex | null;
+  /**
+   * The index of `files`, this index's files after `changes` (paths may come and go): the path
+   * tables are updated from the changed paths, and the config reads are offered as `previous`
+   * (each taken over while it holds).
+   */
+  withPaths(files: readonly CandidateFile[], changes: FileChanges): ProjectIndex;
   /** Warnings for the record (unparseable manifests and the like). */
   warnings: string[];
 }
@@ -77,6 +85,38 @@ function pathTables(files: readonly CandidateFile[]): PathTables {
   return { byDir, byBase, dirsByBase, allDirs };
 }
 
+/**
+ * The tables after `changes`, copied where they change (the earlier index keeps its own); null
+ * when a removal empties a directory (which directories exist must then be worked out again).
+ */
+function updateTables(tables: PathTables, changes: FileChanges): PathTables | null {
+  if (!changesPaths(changes)) return tables;
+  const byDir = new Map(tables.byDir);
+  const byBase = new Map(tables.byBase);
+  for (const { path } of changes.removed) {
+    const inDir = (byDir.get(dirOf(path)) ?? []).filter((p) => p !== path);
+    if (inDir.length === 0) return null;
+    byDir.set(dirOf(path), inDir);
+    const base = posix.basename(path);
+    const named = (byBase.get(base) ?? []).filter((p) => p !== path);
+    if (named.length > 0) byBase.set(base, named);
+    else byBase.delete(base);
+  }
+  let { dirsByBase, allDirs } = tables;
+  for (const { path } of changes.added) {
+    const dir = dirOf(path);
+    if (!byDir.has(dir)) {
+      if (dirsByBase === tables.dirsByBase) dirsByBase = new Map(dirsByBase);
+      if (allDirs === tables.allDirs) allDirs = new Set(allDirs);
+      if (dir !== '') dirsByBase.set(posix.basename(dir), insertSorted(dirsByBase.get(posix.basename(dir)) ?? [], dir));
+      for (let d = dir; d !== '' && !allDirs.has(d); d = dirOf(d)) allDirs.add(d);
+    }
+    byDir.set(dir, insertSorted(byDir.get(dir) ?? [], path));
+    byBase.set(posix.basename(path), insertSorted(byBase.get(posix.basename(path)) ?? [], path));
+  }
+  return { byDir, byBase, dirsByBase, allDirs };
+}
+
 function projectIndex(tables: PathTables, files: readonly CandidateFile[], configs: Map<string, ConfigRead>, previous?: ConfigReads): ProjectIndex {
   const { byDir, byBase, dirsByBase, allDirs } = tables;
   const byPath = new Map(files.map((f) => [f.path, f]));
@@ -115,6 +155,9 @@ function projectIndex(tables: PathTables, files: readonly CandidateFile[], confi
       const index = projectIndex(tables, next, new Map(configs));
       for (const held of configs.values()) if (!stillHolds(held, index)) return null;
       return index;
+    },
+    withPaths(next, changes) {
+      return projectIndex(updateTables(tables, changes) ?? pathTables(next), next, new Map(), configs);
     },
     warnings: [],
   };
