@@ -5,7 +5,9 @@ import type { ProjectIndex } from './project.js';
  * file's content (pure, per blob: the fact store persists them, so unchanged files are never
  * re-scanned), and `prepare`, bound to the project once per run, resolves a file's specifiers
  * to the files it imports (root-relative paths of candidates; unresolvable specifiers are
- * dropped silently, never an error).
+ * dropped silently, never an error). A resolver reads another file's content only through
+ * `project.readConfig` (a tsconfig, a go.mod): the graph's updates rely on it to know which
+ * files' edges an edit can change.
  */
 export interface LanguageSupport {
   readonly name: string;
