@@ -98,10 +98,11 @@ export function createRepoIndex(options: RepoIndexOptions): RepoIndex {
 
 /**
  * The collect stage of the warm index: the last result is reused while nothing changed in the
- * tree and the collect config is the same; otherwise the incremental collect runs. "Nothing
- * changed": no event from the directory watchers (tree-watch.ts) since the last collect began,
- * or, where watching is not available, the same stat snapshot (one taken while files were still
- * being written, racy, always collects again).
+ * tree and the collect config is the same; otherwise the incremental collect runs, told the
+ * paths the directory watchers (tree-watch.ts) named since the last collect began, so it looks
+ * at those alone, or told nothing when a change cannot be pinned to entries. Where watching is
+ * not available, the same stat snapshot is "nothing changed" (one taken while files were still
+ * being written, racy, always collects again) and any difference collects everything.
  */
 function warmCollect(inner: CollectStage, now: () => number, watch: TreeWatch): CollectStage {
   let last: { key: string; rootReal: string; result: CollectResult; snapshot: TreeSnapshot; git: GitMetaPaths | undefined } | undefined;
