@@ -135,7 +135,8 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   requireTask(options.task, CONTEXT_BUDGET_TASK);
   // The task is repeated in the header, the record and the log: a credential pasted into it is
   // redacted like a file's. The scan (the first one loads secretlint's rules) runs while collect
-  // waits for git; nothing reads the task before it is done.
+  // waits for git; nothing reads the task before it is done but the score stage's prepare, which
+  // only looks its hash up among the stored task vectors (a task with a credential matches none).
   const redacting = config.collect.include_secrets ? Promise.resolve(options.task) : redactSecrets(options.task).then((redaction) => redaction.text);
   const deps: PipelineDeps = { ...defaultDeps(config, root), ...overrides };
   // the record lists the tokenizer first, as before it loaded beside the score stage
@@ -189,7 +190,7 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   // the score stage loads its embedding model and embeds new files' chunks while collect reads
   ctx.onNewContent = (file) => deps.score.newContent?.(file, ctx);
   ctx.onNewContentAhead = () => deps.score.expectNewContent?.(ctx);
-  redacting.then((task) => deps.score.prepare?.(task, ctx)).catch(() => undefined);
+  deps.score.prepare?.(options.task, ctx).catch(() => undefined);
   await deps.ensureOwnDirs(root, config);
   const { collected, facts, scoring: scored, tiering } = await scoreTask({ task: redacting, root }, ctx, { ...deps, collect: collectThenTokenizer }, time);
   const task = await redacting;

@@ -46,7 +46,10 @@ export interface ScoreResult {
   embeddingModel: string | null;
 }
 export type ScoreStage = ((input: ScoreInput, ctx: RunContext) => Promise<ScoreResult>) & {
-  /** Optional: told the task as a run starts, before collect, to get ready for it (load a model); never rejects. */
+  /**
+   * Optional: told the task as a run starts, before collect and before its secret scan, to get
+   * ready for it (load a model); it may only look the task's hash up, and never rejects.
+   */
   prepare?(task: string, ctx: RunContext): Promise<void>;
   /**
    * Optional: told during collect of each file whose content the run reads for the first time (its

@@ -5,7 +5,7 @@ import { resolveCacheDir } from '../cache/cache-dir.js';
 import { classifyFiles } from './classify.js';
 import { createDerivedStore } from './derived.js';
 import { round6 } from './numbers.js';
-import { bindSemanticAlignment, defaultEmbedderFactory, type EmbedderFactory, type SemanticAlignment } from './semantic-adapter.js';
+import { bindSemanticAlignment, defaultEmbedderFactory, startModelAhead, type EmbedderFactory, type SemanticAlignment } from './semantic-adapter.js';
 import { defaultSignals, MENTION_FLOOR, RECENCY_FLOOR, type SemanticOutcome } from './signals/index.js';
 import { buildTaskFacts } from './task-facts.js';
 
@@ -94,6 +94,11 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
    */
   const prepare = async (task: string, ctx: RunContext): Promise<void> => {
     await (async () => {
+      // the default model, before its embedder is made (the first run of this stage)
+      const ahead = loaded === undefined && deps.signals === undefined && deps.embedderFactory === undefined;
+      if (ahead && ctx.config.relevance_scoring.scoring_method !== 'keyword' && ctx.config.cache.redis_url === undefined) {
+        await startModelAhead(task, ctx.config, { root: options.root, cacheDir: resolveCacheDir(options.root, ctx.config), ...(ctx.env ? { env: ctx.env } : {}) });
+      }
       const bound = await bindingFor(ctx);
       if (bound?.embedder.load && !(await bound.align.hasTaskVector(task))) await bound.embedder.load();
     })().catch(() => undefined);

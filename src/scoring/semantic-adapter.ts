@@ -39,6 +39,24 @@ export const defaultEmbedderFactory: EmbedderFactory = async (config, options) =
 };
 
 /**
+ * Start the default model loading now, before the embedder is made, when the task's vector is
+ * surely not stored (its key is nowhere in the vector pack): a run with a new task then finds the
+ * model loaded when it scores, instead of waiting for it after the embedder is made and the store
+ * opened on a main thread busy collecting. The embedder made later takes the started thread
+ * (static-embed-thread.ts). Nothing for another model, or while the default one is not built.
+ */
+export async function startModelAhead(task: string, config: Config, options: { root: string; cacheDir: string; env?: RuntimeEnv }): Promise<void> {
+  const [{ builtDefaultModel }, { packHoldsKey, taskVectorKey }, { prestartStaticEmbedThread }] = await Promise.all([
+    import('./semantic/embedder.js'),
+    import('./semantic/embedding-store.js'),
+    import('./semantic/static-embed-thread.js'),
+  ]);
+  const model = builtDefaultModel(config, options);
+  if (model === undefined || packHoldsKey(options.cacheDir, model.id, taskVectorKey(task))) return;
+  prestartStaticEmbedThread(model);
+}
+
+/**
  * Bind semantic alignment to an embedder. Vectors and the ANN index live under the cache
  * directory (`<cacheDir>/embeddings/`, `<cacheDir>/index/`): with `cache.dir` set, a new checkout
  * or worktree of the repository reuses them instead of rebuilding the index. With cache.redis_url

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import type { Config, Embedder, Reporter, RuntimeEnv } from '../../types.js';
 import { resolveModelCacheBase } from '../../cache/cache-dir.js';
-import { ensureGloveModel, GLOVE_MODEL_ID, GLOVE_MODEL_VERSION, gloveModelDir, isBuiltModelDir } from './glove-model.js';
+import { ensureGloveModel, GLOVE_MODEL_ID, GLOVE_MODEL_VERSION, gloveModelDir, isBuiltModelDir, isBuiltModelDirSync } from './glove-model.js';
 import { createStaticEmbedder } from './static-embedder.js';
 import { sanitize } from './unit-vector.js';
 
@@ -31,6 +31,26 @@ export interface CreateEmbedderOptions {
   modelCacheDir?: string;
   /** The caller's environment, for XDG_CACHE_HOME (the run's ctx.env). */
   env?: RuntimeEnv;
+}
+
+/**
+ * The default model's static embedder options in its directory: the tool's own directory, so the
+ * model is kept there as one pack file too (static-model-pack.ts).
+ */
+function defaultModelOptions(dir: string): { dir: string; id: string; fix: string; pack: true } {
+  return { dir, id: `${GLOVE_MODEL_ID}@${GLOVE_MODEL_VERSION}`, fix: `delete ${dir} and it is rebuilt on the next run`, pack: true };
+}
+
+/**
+ * The default model a config runs, when it is built already: what a run can start loading before
+ * it makes its embedder (a synchronous look at the model's files). Undefined for a model_dir or a
+ * hub model, and while the default model is not built.
+ */
+export function builtDefaultModel(config: Config, options: Pick<CreateEmbedderOptions, 'root' | 'modelCacheDir' | 'env'>): { dir: string; id: string; fix: string; pack: true } | undefined {
+  const { model, model_dir: modelDir } = config.relevance_scoring.embedding;
+  if (modelDir !== undefined || model !== GLOVE_MODEL_ID) return undefined;
+  const dir = gloveModelDir(options.modelCacheDir ?? resolveModelCacheBase(options.root, config, options.env));
+  return isBuiltModelDirSync(dir) ? defaultModelOptions(dir) : undefined;
 }
 
 /** Texts per onnxruntime call. Sorted by length first, so padding stays small. */
@@ -80,9 +100,7 @@ export async function createEmbedder(config: Config, options: CreateEmbedderOpti
       if (absent !== null) return fail(absent);
       const dir = await ensureGloveModel({ cacheDir: modelBase, reporter: options.reporter });
       const dimensions = await configuredDimensions(dir);
-      const fix = `delete ${dir} and it is rebuilt on the next run`;
-      // the tool's own directory: the model is kept there as one pack file too (static-model-pack.ts)
-      return await createStaticEmbedder({ dir, id: `${GLOVE_MODEL_ID}@${GLOVE_MODEL_VERSION}`, ...(dimensions !== undefined ? { dimensions } : {}), fix, pack: true });
+      return await createStaticEmbedder({ ...defaultModelOptions(dir), ...(dimensions !== undefined ? { dimensions } : {}) });
     }
     const absent = missing([TRANSFORMERS_RUNTIME]);
     if (absent !== null) return fail(absent);

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { open, readFile, rename, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { writeCacheMarker } from '../../cache/disk-cache.js';
 import { ensureDir } from '../../util/atomic-write.js';
@@ -52,6 +54,39 @@ export interface KeySet {
   has(key: string): boolean;
 }
 
+/** Packs read by packHoldsKey, handed to an open of the same pack soon after instead of a second read. */
+const readAhead = new Map<string, { data: Buffer; atMs: number }>();
+/** A read older than this is not handed on (a long-lived process's later open reads the pack as it is then). */
+const READ_AHEAD_MS = 10_000;
+
+/**
+ * Whether the pack of a model holds a record with `key` (a whole-buffer search for the key's
+ * bytes; a damaged record may answer yes, which only costs the caller its head start), read
+ * synchronously at the start of a run; the next openEmbeddingStore of that pack takes this read
+ * instead of reading again.
+ */
+export function packHoldsKey(cacheDir: string, modelId: string, key: string): boolean {
+  const packPath = join(embeddingStoreDir(cacheDir, modelId), EMBEDDING_PACK_FILE);
+  let data: Buffer;
+  try {
+    data = readFileSync(packPath);
+  } catch {
+    return false;
+  }
+  readAhead.set(packPath, { data, atMs: Date.now() });
+  return data.includes(key, 0, 'latin1');
+}
+
+/** The key of a task's vector in the pack (its text's hash: the task itself is never stored). */
+export function taskVectorKey(task: string): string {
+  return `task:${keyHash(task)}`;
+}
+
+/** The pack's keys: 128 bits of sha256, hex: collision-safe for any repository, half the key bytes of a full digest. */
+export function keyHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 32);
+}
+
 /** A file-system-safe directory name for a model id. */
 export function modelSlug(modelId: string): string {
   const slug = modelId.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '');
@@ -70,7 +105,10 @@ export async function openEmbeddingStore(cacheDir: string, modelId: string, dime
   const files = new Map<string, string[]>();
   const pending: Buffer[] = [];
   const stats = { vectors: 0, files: 0, corrupt: 0, records: 0 };
-  const data = await readFile(packPath).catch(() => Buffer.alloc(0));
+  const early = readAhead.get(packPath);
+  readAhead.delete(packPath);
+  const fresh = early !== undefined && Date.now() - early.atMs <= READ_AHEAD_MS ? early.data : undefined;
+  const data = fresh ?? (await readFile(packPath).catch(() => Buffer.alloc(0)));
   scanRecords(data, (kind, key, payload) => {
     stats.records++;
     if (kind === KIND_VECTOR && payload.byteLength === dimensions * 4) {

@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Reporter } from '../../types.js';
@@ -82,9 +82,13 @@ export async function ensureGloveModel(options: GloveModelOptions): Promise<stri
   return dir;
 }
 
+/** Whether `dir` holds every file of a model (a handful of stats: synchronous, so a run can ask as it starts). */
+export function isBuiltModelDirSync(dir: string): boolean {
+  return MODEL_FILES.every((file) => statSync(join(dir, file), { throwIfNoEntry: false })?.isFile() === true);
+}
+
 export async function isBuiltModelDir(dir: string): Promise<boolean> {
-  const present = await Promise.all(MODEL_FILES.map((f) => stat(join(dir, f)).then((s) => s.isFile(), () => false)));
-  return present.every(Boolean);
+  return isBuiltModelDirSync(dir);
 }
 
 function winkJsonPath(): string {

@@ -4,7 +4,7 @@ import { indexDirOf } from '../../cache/cache-dir.js';
 import { diffFiles, type FileChanges } from '../derived.js';
 import { annSearch, type AnnHandle, type AnnQuery } from './ann-index.js';
 import { chunkFile, CHUNKER_VERSION } from './chunker.js';
-import { openEmbeddingStore, type EmbeddingStore, type KeySet } from './embedding-store.js';
+import { keyHash as sha256, openEmbeddingStore, taskVectorKey, type EmbeddingStore, type KeySet } from './embedding-store.js';
 import { createFarTier } from './far-embeddings.js';
 
 export interface SemanticAlignmentDeps {
@@ -253,10 +253,8 @@ function dot(a: Float32Array, b: Float32Array): number {
   return s;
 }
 
-/** The embedding store's key of a task's vector. */
-export function taskVectorKey(task: string): string {
-  return `task:${sha256(task)}`;
-}
+/** The embedding store's key of a task's vector (embedding-store.ts). */
+export { taskVectorKey };
 
 /**
  * The chunk sets of a file set from those of an earlier one, every chunk of which was embedded:
@@ -342,7 +340,4 @@ function fileKeyOf(memo: SemanticMemo | undefined, settings: string, file: Candi
   return key;
 }
 
-/** 128 bits of sha256, hex: collision-safe for any repository, half the key bytes of a full digest. */
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 32);
-}
+

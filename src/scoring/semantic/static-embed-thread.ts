@@ -19,7 +19,44 @@ export interface StaticEmbedThread {
 
 type Reply = { id: number; error: string } | { id: number; dimensions: number; count: number; buffer: ArrayBuffer };
 
-export function startStaticEmbedThread(options: { dir: string; fix?: string; pack?: boolean }): StaticEmbedThread | undefined {
+export interface StaticEmbedThreadOptions {
+  dir: string;
+  fix?: string;
+  pack?: boolean;
+}
+
+/** Threads started ahead (prestartStaticEmbedThread) and not taken yet, by their options. */
+const ahead = new Map<string, StaticEmbedThread>();
+const aheadKey = (options: StaticEmbedThreadOptions) => JSON.stringify([options.dir, options.fix ?? null, options.pack === true]);
+
+/**
+ * Start the thread of a model now and have it load the model, before anything asks for it (a run
+ * whose task has no stored vector, as it starts): the next startStaticEmbedThread with the same
+ * options takes this thread instead of starting one.
+ */
+export function prestartStaticEmbedThread(options: StaticEmbedThreadOptions): StaticEmbedThread | undefined {
+  const key = aheadKey(options);
+  const held = ahead.get(key);
+  if (held !== undefined) return held;
+  const thread = spawnThread(options);
+  if (thread === undefined) return undefined;
+  // a failed load is the taker's to report (its own load() gets the same error)
+  thread.load().catch(() => undefined);
+  ahead.set(key, thread);
+  return thread;
+}
+
+export function startStaticEmbedThread(options: StaticEmbedThreadOptions): StaticEmbedThread | undefined {
+  const key = aheadKey(options);
+  const early = ahead.get(key);
+  if (early !== undefined) {
+    ahead.delete(key);
+    return early;
+  }
+  return spawnThread(options);
+}
+
+function spawnThread(options: StaticEmbedThreadOptions): StaticEmbedThread | undefined {
   const file = compiledWorkerFile(import.meta.url, 'static-embed-worker.js');
   if (file === undefined) return undefined;
   let worker: Worker;

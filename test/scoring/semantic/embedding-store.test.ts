@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
-import { embeddingStoreDir, modelSlug, openEmbeddingStore } from '../../../src/scoring/semantic/embedding-store.js';
+import { embeddingStoreDir, modelSlug, openEmbeddingStore, packHoldsKey, taskVectorKey } from '../../../src/scoring/semantic/embedding-store.js';
 
 const vec = (seed: number, dims = 4) => Float32Array.from({ length: dims }, (_, i) => Math.sin(seed * 7 + i));
 
@@ -24,6 +24,25 @@ describe('embedding store', () => {
     expect(b.getFileChunks('empty')).toEqual([]);
     expect(b.getVector('nope')).toBeUndefined();
     expect(b.stats).toMatchObject({ vectors: 2, files: 2, corrupt: 0 });
+  });
+
+  it("tells whether the pack holds a task's vector before any store is open, and the next open takes that read", async () => {
+    expect(packHoldsKey(tmp.root, 'm@1', taskVectorKey('first task'))).toBe(false);
+    const a = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    a.putVector(taskVectorKey('first task'), vec(1));
+    a.putVector('h1', vec(2));
+    await a.flush();
+    const c = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    expect(packHoldsKey(tmp.root, 'm@1', taskVectorKey('another task'))).toBe(false);
+    expect(packHoldsKey(tmp.root, 'm@2', taskVectorKey('first task'))).toBe(false);
+    expect(packHoldsKey(tmp.root, 'm@1', taskVectorKey('first task'))).toBe(true);
+    // the pack changes after that read: the next open sees the pack as read (a cache), the one after reads it again
+    c.putVector('h2', vec(3));
+    await c.flush();
+    const b = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    expect(b.getVector('h2')).toBeUndefined();
+    expect(Array.from(b.getVector(taskVectorKey('first task'))!)).toEqual(Array.from(vec(1)));
+    expect((await openEmbeddingStore(tmp.root, 'm@1', 4)).getVector('h2')).toBeDefined();
   });
 
   it('treats a corrupted record as a miss and still reads the records after it', async () => {

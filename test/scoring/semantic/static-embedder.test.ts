@@ -9,7 +9,9 @@ import type { Embedder } from '../../../src/types.js';
 import { makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
 import { captureReporter } from '../../helpers/fakes.js';
 import { chunkFile } from '../../../src/scoring/semantic/chunker.js';
-import { loadTransformersEmbedder } from '../../../src/scoring/semantic/embedder.js';
+import { builtDefaultModel, loadTransformersEmbedder } from '../../../src/scoring/semantic/embedder.js';
+import { prestartStaticEmbedThread, startStaticEmbedThread } from '../../../src/scoring/semantic/static-embed-thread.js';
+import { ConfigSchema } from '../../../src/config/schema.js';
 import { ensureGloveModel } from '../../../src/scoring/semantic/glove-model.js';
 import { createStaticEmbedder, embedOne, loadStaticModel, type StaticModel } from '../../../src/scoring/semantic/static-embedder.js';
 import { readStaticModelPack, STATIC_PACK_FILE } from '../../../src/scoring/semantic/static-model-pack.js';
@@ -180,6 +182,28 @@ describe('static embedder: the same vectors as the transformers.js pipeline', ()
     expect(errors[0]).toMatch(/static embedding model .* cannot be loaded/);
     expect(errors[0]).toBe(errors[1]);
   }, 120_000);
+
+  it('a thread started ahead is the one the next start with the same options takes (once), with the same bits', async () => {
+    const side = sides.find((s) => s.name === 'tiny')!;
+    const options = { dir: side.dir, fix: 'rebuild the tiny model' };
+    const early = prestartStaticEmbedThread(options)!;
+    expect(prestartStaticEmbedThread(options)).toBe(early);
+    expect(startStaticEmbedThread({ ...options, pack: true })).not.toBe(early);
+    expect(startStaticEmbedThread(options)).toBe(early);
+    expect(startStaticEmbedThread(options)).not.toBe(early);
+    const here = await createStaticEmbedder({ dir: side.dir, id: 'tiny', thread: false });
+    const [ahead, local] = await Promise.all([early.embed(texts.slice(0, 200)), here.embed(texts.slice(0, 200))]);
+    expect(ahead.vectors.map((v) => [...v])).toEqual(local.map((v) => [...v]));
+  });
+
+  it("the default model is started ahead only when it is the config's model and built", () => {
+    const glove = sides.find((s) => s.name === 'glove')!;
+    const base = { root: tmp.root, modelCacheDir: join(tmp.root, 'glove') };
+    expect(builtDefaultModel(ConfigSchema.parse({}), base)?.dir).toBe(glove.dir);
+    expect(builtDefaultModel(configWith({ model_dir: 'tiny-model' }), base)).toBeUndefined();
+    expect(builtDefaultModel(configWith({ model: 'Xenova/all-MiniLM-L6-v2' }), base)).toBeUndefined();
+    expect(builtDefaultModel(ConfigSchema.parse({}), { root: tmp.root, modelCacheDir: join(tmp.root, 'no-model-here') })).toBeUndefined();
+  });
 
   it('gives the event loop a turn while it embeds many texts, as the asynchronous pipeline did', async () => {
     const side = sides.find((s) => s.name === 'tiny')!;
