@@ -14,10 +14,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 export interface TreeWatch {
   /** False once any watcher could not be set up or failed: compare stats instead. */
   readonly usable: boolean;
-  /** Whether an event arrived since `markClean`; waits for events already queued by the kernel first. */
-  dirty(): Promise<boolean>;
   /**
-   * What changed since `markClean` (waiting like `dirty`): the absolute paths the events named,
+   * What changed since `markClean` (waiting for events already queued by the kernel first): the absolute paths the events named,
    * or 'all' when an event cannot be pinned to an entry of the tree (git's index, HEAD or refs,
    * a watched directory gone, an unnamed event, more than MAX_CHANGED_ENTRIES) or after markDirty.
    */
@@ -70,10 +68,6 @@ export function createTreeWatch(): TreeWatch {
   return {
     get usable() {
       return usable;
-    },
-    async dirty() {
-      const now = await changes();
-      return now === 'all' || now.size > 0;
     },
     changes,
     markClean() {

@@ -1,5 +1,5 @@
 import { ConfigSchema, type Config } from '../../src/config/schema.js';
-import type { PipelineResult } from '../../src/pipeline.js';
+import type { PipelineDeps, PipelineResult } from '../../src/pipeline.js';
 import { createRepoIndex, type RepoIndex, type RepoIndexOptions } from '../../src/repo-index/repo-index.js';
 
 /**
@@ -24,3 +24,6 @@ export function comparableRun(result: PipelineResult): unknown {
   const { run_id: _id, timestamp: _t, timings_ms: _ms, config_hash: _hash, ...rest } = result.record;
   return { record: rest, scored: result.scored, rendered: result.rendered };
 }
+
+/** A fixed clock and run id: two runs on the same tree give the same record. */
+export const FIXED_RUN: Partial<PipelineDeps> = { now: () => Date.UTC(2026, 1, 1), newRunId: () => 'run' };

@@ -1,19 +1,18 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runContextBudget, type PipelineDeps, type PipelineResult } from '../../src/pipeline.js';
+import { runContextBudget, type PipelineResult } from '../../src/pipeline.js';
 import type { RepoIndex } from '../../src/repo-index/repo-index.js';
 import { makeFixtureRepo, makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
-import { comparableRun, keywordConfig, settledWarmIndex } from '../helpers/warm-index.js';
+import { FIXED_RUN, comparableRun, keywordConfig, settledWarmIndex } from '../helpers/warm-index.js';
 
 /**
  * The warm index's score stage updates its derived data (import graph, BM25 documents, mentions,
  * categories) from the changed files: after each change below, the next query gives the record
  * of a cold run on the same tree, down to every file's factors.
  */
-const NOW = Date.UTC(2026, 1, 1);
 const TASK = 'fix the retry backoff of the http client';
-const fixed: Partial<PipelineDeps> = { now: () => NOW, newRunId: () => 'run' };
+const fixed = FIXED_RUN;
 
 
 describe('warm index: derived score data after edits equals a cold run', () => {

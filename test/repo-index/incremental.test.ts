@@ -2,17 +2,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runContextBudget, type PipelineDeps, type PipelineResult } from '../../src/pipeline.js';
+import { runContextBudget, type PipelineResult } from '../../src/pipeline.js';
 import { createRepoIndex, type RepoIndex } from '../../src/repo-index/repo-index.js';
 import { makeFixtureRepo, makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
-import { comparableRun, keywordConfig, settledWarmIndex } from '../helpers/warm-index.js';
+import { FIXED_RUN, comparableRun, keywordConfig, settledWarmIndex } from '../helpers/warm-index.js';
 
 /**
  * The incremental index must never change an answer: after every kind of change to the tree,
  * the next warm CLI-style run (a new pipeline over the persisted index) and the next query of
  * a long-lived warm index give the same record as a cold run (empty cache) on the same tree.
  */
-const NOW = Date.UTC(2026, 1, 1);
 const TASK = 'fix the retry backoff in the http client and the @src/log.ts logger';
 
 /** The sources both suites start from. */
@@ -22,7 +21,7 @@ const SOURCES = {
   'src/billing/invoice.ts': 'export function invoiceTotal(lines: number[]) { return lines.length; }\n',
 };
 
-const fixed: Partial<PipelineDeps> = { now: () => NOW, newRunId: () => 'run' };
+const fixed = FIXED_RUN;
 
 
 describe('incremental index: every change is picked up, answers equal a cold run', () => {
