@@ -18,16 +18,28 @@ export function encodeFramed(magic: Buffer, version: number, value: unknown): Bu
 
 /** The value of a framed file, or the reason it is a miss (`what` names the kind of file). */
 export function decodeFramed(data: Buffer, magic: Buffer, version: number, what: string): { value: unknown } | { problem: string } {
+  const frame = decodeFrameAt(data, 0, magic, version, what);
+  if ('problem' in frame) return frame;
+  if (frame.end !== data.length) return { problem: `${data.length - frame.end} bytes after the end of the ${what}` };
+  return { value: frame.value };
+}
+
+/**
+ * The frame starting at `offset` of a file that holds several in a row (a base and the deltas
+ * appended after it): its value and where it ends, or the reason it is a miss.
+ */
+export function decodeFrameAt(data: Buffer, offset: number, magic: Buffer, version: number, what: string): { value: unknown; end: number } | { problem: string } {
   const headerBytes = magic.length + 12;
-  if (data.length < headerBytes || !data.subarray(0, magic.length).equals(magic)) return { problem: `not an ${what}` };
-  const found = data.readUInt32LE(magic.length);
+  if (data.length - offset < headerBytes || !data.subarray(offset, offset + magic.length).equals(magic)) return { problem: `not an ${what}` };
+  const found = data.readUInt32LE(offset + magic.length);
   if (found !== version) return { problem: `format ${found}, this version reads ${version}` };
-  const length = data.readUInt32LE(magic.length + 4);
-  const body = data.subarray(headerBytes);
-  if (body.length !== length) return { problem: `truncated (${body.length} of ${length} bytes)` };
-  if (crc32(body) !== data.readUInt32LE(magic.length + 8)) return { problem: 'checksum mismatch' };
+  const length = data.readUInt32LE(offset + magic.length + 4);
+  const start = offset + headerBytes;
+  if (data.length - start < length) return { problem: `truncated (${data.length - start} of ${length} bytes)` };
+  const body = data.subarray(start, start + length);
+  if (crc32(body) !== data.readUInt32LE(offset + magic.length + 8)) return { problem: 'checksum mismatch' };
   try {
-    return { value: deserialize(body) as unknown };
+    return { value: deserialize(body) as unknown, end: start + length };
   } catch (error) {
     return { problem: `unreadable (${error instanceof Error ? error.message : String(error)})` };
   }

@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCollectStage } from '../../src/collect/collect-files.js';
 import { ConfigSchema } from '../../src/config/schema.js';
-import { emptyFactStore, factStorePath, FACT_STORE_VERSION, openFactStore } from '../../src/facts/fact-store.js';
+import { emptyFactStore, factStorePath, FACT_STORE_VERSION, MAX_DELTA_SHARE, openFactStore, type FactStore } from '../../src/facts/fact-store.js';
 import { makeFixtureRepo, makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
 import { testContext } from '../helpers/fakes.js';
 
@@ -62,6 +62,121 @@ describe('fact store file', () => {
     // the next save replaces the damaged file with a good one
     await store.save();
     expect((await openFactStore(path)).corrupt).toBeUndefined();
+  });
+});
+
+describe('fact store deltas', () => {
+  let dir: Fixture;
+  beforeAll(() => {
+    dir = makeTempDir('aiwg-facts-delta-');
+  });
+  afterAll(() => dir.cleanup());
+
+  const DELTA_MAGIC = Buffer.from('AIWGIDXD', 'latin1');
+  const deltasIn = (path: string) => {
+    const data = readFileSync(path);
+    let n = 0;
+    for (let at = data.indexOf(DELTA_MAGIC); at >= 0; at = data.indexOf(DELTA_MAGIC, at + 1)) n++;
+    return n;
+  };
+  /** A store whose base holds `count` facts of ~200 bytes, saved and opened again. */
+  const based = async (name: string, count = 200): Promise<FactStore> => {
+    const path = join(dir.root, name, 'facts.bin');
+    const store = emptyFactStore(path);
+    for (let i = 0; i < count; i++) store.putFact('bm25-terms@1:', `base${i}`, { text: `\n${'word'.repeat(50)}${i}\t1\n`, length: 200 });
+    store.setStat('/repo', 'gone.ts', { size: 1, mtimeMs: 1, ino: 1, ctimeMs: 1, blob: 'b0' });
+    store.setStat('/repo', 'kept.ts', { size: 2, mtimeMs: 2, ino: 2, ctimeMs: 2, blob: 'b1' });
+    await store.save();
+    return openFactStore(path);
+  };
+
+  it('a save that adds a little appends one delta after the unchanged base; a reopen sees every change', async () => {
+    const store = await based('append');
+    const before = readFileSync(store.path);
+    store.putFact('bm25-terms@1:', 'new', { text: '\nfresh\t1\n', length: 1 });
+    store.putCollect('new\0a.ts\x000', { lineCount: 1, hash: 'new' });
+    store.retainStats('/repo', new Set(['kept.ts']));
+    store.setStat('/repo', 'added.ts', { size: 3, mtimeMs: 3, ino: 3, ctimeMs: 3, blob: 'b2' });
+    store.putCommitTimes('prefix:', { head: 'h2', times: new Map([['a.ts', 2000]]) });
+    await store.save();
+    const after = readFileSync(store.path);
+    expect(after.subarray(0, before.length).equals(before)).toBe(true);
+    expect(deltasIn(store.path)).toBe(1);
+
+    const again = await openFactStore(store.path);
+    expect(again.corrupt).toBeUndefined();
+    expect(again.getFact('bm25-terms@1:', 'base7')).toEqual({ text: `\n${'word'.repeat(50)}7\t1\n`, length: 200 });
+    expect(again.getFact('bm25-terms@1:', 'new')).toEqual({ text: '\nfresh\t1\n', length: 1 });
+    expect(again.getCollect('new\0a.ts\x000')).toEqual({ lineCount: 1, hash: 'new' });
+    expect(again.stat('/repo', 'gone.ts')).toBeUndefined();
+    expect(again.stat('/repo', 'kept.ts')?.blob).toBe('b1');
+    expect(again.stat('/repo', 'added.ts')?.blob).toBe('b2');
+    expect(again.commitTimes('prefix:')[0]?.times.get('a.ts')).toBe(2000);
+    // nothing changed: nothing written
+    await again.save();
+    expect(readFileSync(store.path).equals(after)).toBe(true);
+  });
+
+  it(`deltas that would outgrow ${MAX_DELTA_SHARE} of the base rewrite the whole store as one base`, async () => {
+    const store = await based('outgrow', 20);
+    const base = statSync(store.path).size;
+    for (let i = 0; i < 40; i++) store.putFact('bm25-terms@1:', `more${i}`, { text: 'x'.repeat(200), length: 200 });
+    await store.save();
+    expect(deltasIn(store.path)).toBe(0);
+    expect(statSync(store.path).size).toBeGreaterThan(base);
+    const again = await openFactStore(store.path);
+    expect(again.getFact('bm25-terms@1:', 'more39')).toEqual({ text: 'x'.repeat(200), length: 200 });
+    expect(again.getFact('bm25-terms@1:', 'base19')).toBeDefined();
+  });
+
+  it('two processes appending to one store keep both deltas', async () => {
+    const first = await based('two');
+    const second = await openFactStore(first.path);
+    first.putFact('k', 'from-first', 1);
+    second.putFact('k', 'from-second', 2);
+    await Promise.all([first.save(), second.save()]);
+    expect(deltasIn(first.path)).toBe(2);
+    const again = await openFactStore(first.path);
+    expect([again.getFact('k', 'from-first'), again.getFact('k', 'from-second')]).toEqual([1, 2]);
+  });
+
+  it('a store another process rewrote meanwhile is rewritten, not appended to', async () => {
+    const first = await based('rewritten', 20);
+    const second = await openFactStore(first.path);
+    for (let i = 0; i < 40; i++) second.putFact('k', `big${i}`, 'y'.repeat(200));
+    await second.save();
+    first.putFact('k', 'small', 1);
+    await first.save();
+    expect(deltasIn(first.path)).toBe(0);
+    expect((await openFactStore(first.path)).getFact('k', 'small')).toBe(1);
+  });
+
+  it.each([
+    ['a torn last delta (a write cut short)', (path: string) => truncateSync(path, statSync(path).size - 5), [true, false]],
+    ['a flipped byte in the first of two deltas', (path: string, firstDeltaAt: number) => {
+      const data = readFileSync(path);
+      data[firstDeltaAt + 30] ^= 0xff;
+      writeFileSync(path, data);
+    }, [false, true]],
+  ] as const)('%s is skipped: the base and the other delta still count, and the next save rewrites the file', async (_name, damage, expected) => {
+    const store = await based(`damaged-${_name.replace(/\W+/g, '-')}`);
+    store.putFact('k', 'first', 1);
+    await store.save();
+    const firstDeltaAt = readFileSync(store.path).indexOf(DELTA_MAGIC);
+    store.putFact('k', 'second', 2);
+    await store.save();
+    expect(deltasIn(store.path)).toBe(2);
+    damage(store.path, firstDeltaAt);
+
+    const again = await openFactStore(store.path);
+    expect(again.corrupt).toBeUndefined();
+    expect(again.getFact('bm25-terms@1:', 'base0')).toBeDefined();
+    expect([again.getFact('k', 'first') !== undefined, again.getFact('k', 'second') !== undefined]).toEqual(expected);
+    again.putFact('k', 'third', 3);
+    await again.save();
+    expect(deltasIn(store.path)).toBe(0);
+    const rewritten = await openFactStore(store.path);
+    expect(rewritten.getFact('k', 'third')).toBe(3);
   });
 });
 
