@@ -1,7 +1,7 @@
 import type { RenderFormat } from '../stages.js';
 import { countAll, type Tokenizer } from '../tokenize/tokenizer.js';
 import { getOutputFormat, type FileBlockInput, type OutputFormat } from './formats/index.js';
-import { isSafeStart, nextSafeSplit } from '../tokenize/safe-split.js';
+import { isSafeSplitAt, nextSafeSplit } from '../tokenize/safe-split.js';
 
 /**
  * The exact cost of a file block (block + separator) without re-tokenising the whole content.
@@ -83,7 +83,7 @@ function planCost(file: FileBlockInput, shown: number, f: OutputFormat, tokenize
 function lastSafeSplit(content: string): number {
   let i = content.lastIndexOf('\n', content.length - 2);
   while (i >= 0) {
-    if (isSafeStart(content.charCodeAt(i + 1))) return i + 1;
+    if (i + 1 < content.length && isSafeSplitAt(content, i + 1)) return i + 1;
     i = i === 0 ? -1 : content.lastIndexOf('\n', i - 1);
   }
   return -1;

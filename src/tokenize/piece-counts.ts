@@ -43,14 +43,16 @@ export async function openPieceCounts(path: string): Promise<PieceCounts> {
   return {
     remembered: base.length / WORDS,
     get(piece) {
-      const h1 = hash1(piece);
-      const h2 = hash2(piece);
+      hashes(piece);
+      const h1 = hashed[0]!;
+      const h2 = hashed[1]!;
       const found = search(base, h1, h2, piece.length);
-      return found ?? added.get(`${h1}:${h2}:${piece.length}`)?.[3];
+      return found ?? (added.size === 0 ? undefined : added.get(`${h1}:${h2}:${piece.length}`)?.[3]);
     },
     set(piece, count) {
-      const h1 = hash1(piece);
-      const h2 = hash2(piece);
+      hashes(piece);
+      const h1 = hashed[0]!;
+      const h2 = hashed[1]!;
       if (search(base, h1, h2, piece.length) !== undefined) return;
       added.set(`${h1}:${h2}:${piece.length}`, [h1, h2, piece.length, count]);
     },
@@ -119,23 +121,26 @@ function merge(table: Uint32Array, fresh: ReadonlyArray<readonly number[]>): Uin
   return out;
 }
 
-/** FNV-1a over UTF-16 code units with a murmur3 finaliser. */
-function hash1(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return fmix(h);
-}
+/** The two hashes of the last text given to `hashes` (one pass, no allocation per piece). */
+const hashed = new Uint32Array(2);
 
-/** A second, independent hash: multiply-rotate with other constants (murmur3-style). */
-function hash2(text: string): number {
-  let h = 0x9747b28c;
+/**
+ * Two independent 32-bit hashes of a text's UTF-16 code units, in one pass: FNV-1a with a
+ * murmur3 finaliser, and multiply-rotate with other constants (murmur3-style).
+ */
+function hashes(text: string): void {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x9747b28c;
   for (let i = 0; i < text.length; i++) {
-    let k = Math.imul(text.charCodeAt(i), 0xcc9e2d51);
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    let k = Math.imul(c, 0xcc9e2d51);
     k = (k << 15) | (k >>> 17);
-    h ^= Math.imul(k, 0x1b873593);
-    h = ((h << 13) | (h >>> 19)) * 5 + 0xe6546b64;
+    h2 ^= Math.imul(k, 0x1b873593);
+    h2 = ((h2 << 13) | (h2 >>> 19)) * 5 + 0xe6546b64;
   }
-  return fmix(h ^ text.length);
+  hashed[0] = fmix(h1);
+  hashed[1] = fmix(h2 ^ text.length);
 }
 
 function fmix(value: number): number {

@@ -74,10 +74,12 @@ function wrapGpt(id: TokenizerId, counter: BpeCounter, stored?: PieceCounts): To
     if (piece.length > MEMO_MAX_PIECE_CHARS) return;
     memo.set(piece, n);
     memoChars += piece.length;
-    for (const oldest of memo.keys()) {
-      if (memoChars <= MEMO_MAX_CHARS) break;
-      memo.delete(oldest);
-      memoChars -= oldest.length;
+    if (memoChars > MEMO_MAX_CHARS) {
+      for (const oldest of memo.keys()) {
+        if (memoChars <= MEMO_MAX_CHARS) break;
+        memo.delete(oldest);
+        memoChars -= oldest.length;
+      }
     }
     if (counted) stored?.set(piece, n);
   };

@@ -12,8 +12,8 @@ import { anyText, codeText, linesText, RUNS } from './arbitraries.js';
 const NO_SPECIAL = { disallowedSpecial: new Set<string>(), allowedSpecial: new Set<string>() };
 const WHOLE = { o200k: (t: string) => o200kWhole(t, NO_SPECIAL), cl100k: (t: string) => cl100kWhole(t, NO_SPECIAL) } as const;
 
-/** Lines that start at every kind of character after a newline: safe starts, `/`, spaces, tabs, non-ASCII. */
-const starts = fc.constantFrom('x', '}', '<', '#', '/', '//', ' ', '\t', '\n', '\r\n', 'é', '日', '1', "'s", '"', '*', '-', '|');
+/** Lines that start at every kind of character after a newline: safe starts, `/`, indentation before each kind, non-ASCII. */
+const starts = fc.constantFrom('x', '}', '<', '#', '/', '//', ' ', '\t', '  x', '\t}', '  /', ' \n', ' \u00a0', ' \r\n', '\t é', '\n', '\r\n', 'é', '日', '1', "'s", '"', '*', '-', '|');
 const pieceText = fc.array(fc.tuple(starts, fc.oneof(anyText, codeText)), { maxLength: 40 }).map((parts) => parts.map(([s, t]) => `${s}${t}\n`).join(''));
 
 function sourceFiles(dir: string): string[] {
@@ -56,7 +56,13 @@ describe.each(['o200k', 'cl100k'] as const)('%s tokenizer: piecewise, remembered
 describe('safe split points', () => {
   it.each([
     ['a\nb', 2],
-    ['a\n b\nc', 5],
+    ['a\n b\nc', 2],
+    ['a\n\t\t}', 2],
+    ['a\n  /b', 2],
+    ['a\n \nc', 4],
+    ['a\n   ', -1],
+    ['a\n \u00a0b\nc', 6],
+    ['a\n é\nc', 5],
     ['a\n/b\n}', 5],
     ['no newline', -1],
     ['ends with a newline\n', -1],
