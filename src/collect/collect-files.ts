@@ -5,6 +5,7 @@ import { InputError } from '../errors.js';
 import { resolveCacheDir, resolveSummaryCacheDir } from '../cache/cache-dir.js';
 import { defaultCollectPorts, execGit, GitCommandError, type CollectPorts } from './collect-ports.js';
 import { loadCoChange } from './co-change.js';
+import { keepHeapNearLive, MANY_NEW_BLOBS } from '../util/heap-growth.js';
 import { cachedCommitTimes, gitFacts, lastCommitTimes, listRepository, locateRepository, parseStatus, type GitListing, type GitLocation } from './git-facts.js';
 import { readIndexed } from './indexed-read.js';
 import { collectFactKey, type FactStore } from '../facts/fact-store.js';
@@ -175,7 +176,11 @@ export function createCollectStage(ports: Partial<CollectPorts> & CollectStageOp
       const readFileSync = fs.readFileSync?.bind(fs);
       // With the fact store, a blob's findings live in its collect fact: the secret cache is read
       // there but not written (a cold run would write one file per blob, ~0.3 ms each here).
-      const onNewBlob = (file: CandidateFile) => ctx.onNewContent?.(file);
+      let newBlobs = 0;
+      const onNewBlob = (file: CandidateFile) => {
+        if (++newBlobs === MANY_NEW_BLOBS) keepHeapNearLive();
+        ctx.onNewContent?.(file);
+      };
       const indexed = store && readFileSync
         ? { ...readOptions, secretCache: readOnly(secretCache), store, kinds: factKinds, readFileSync, nowMs: ctx.nowMs, onNewBlob }
         : undefined;
