@@ -257,9 +257,18 @@ function keptTokenizerFiles(root: string, config: Config): { pieceCounts: string
   return { pieceCounts: pieceCountsPath(cacheDir, config.tokenizer), table: bpeTablePath(cacheDir, config.tokenizer) };
 }
 
+/**
+ * Fewer new pieces than this are not worth rewriting the piece-count file for: a warm run learns
+ * only the two or three pieces of its document header (its run id and time, never seen again), and
+ * counting a few pieces again costs microseconds where the rewrite costs ~10 ms and would grow the
+ * file by pieces nobody reads.
+ */
+const MIN_SAVED_PIECES = 16;
+
 async function savePieceCounts(pieceCounts: PieceCounts | undefined, ctx: RunContext): Promise<void> {
+  if (pieceCounts === undefined || pieceCounts.learnt < MIN_SAVED_PIECES) return;
   try {
-    await pieceCounts?.save();
+    await pieceCounts.save();
   } catch (error) {
     ctx.warnings.push(`could not write the piece-count cache (${(error as NodeJS.ErrnoException).code ?? String(error)}): counts are exact but not remembered`);
   }

@@ -20,6 +20,8 @@ import { decodeFramed, encodeFramed } from '../util/framed-file.js';
 export interface PieceCounts {
   /** Pieces the file held when opened. */
   readonly remembered: number;
+  /** Pieces set since opening or the last save: what a save would add. */
+  readonly learnt: number;
   get(piece: string): number | undefined;
   set(piece: string, count: number): void;
   /** Write the counts learnt since opening; a failure leaves the old file (the counts are a cache). */
@@ -42,6 +44,9 @@ export async function openPieceCounts(path: string): Promise<PieceCounts> {
   const added = new Map<string, [number, number, number, number]>();
   return {
     remembered: base.length / WORDS,
+    get learnt() {
+      return added.size;
+    },
     get(piece) {
       hashes(piece);
       const h1 = hashed[0]!;

@@ -207,7 +207,8 @@ describe('warm index: the tokenizer remembers what every query counted', () => {
       const afterFirst = await remembered();
       expect(afterFirst).toBeGreaterThan(0);
       // a new file and a new task: pieces no query counted before
-      writeFileSync(join(repo.root, 'src/billing/tax.ts'), 'export function quarterlyTaxEstimate(income: number) { return Math.round(income * 0.2137); }\n');
+      const lines = Array.from({ length: 40 }, (_, i) => `  const bracket${i} = Math.round(income * 0.${2137 + i}); // bracket ${i} of the quarterly estimate\n`);
+      writeFileSync(join(repo.root, 'src/billing/tax.ts'), `export function quarterlyTaxEstimate(income: number) {\n${lines.join('')}  return income;\n}\n`);
       await index.query({ task: 'estimate the quarterly tax of an invoice with unusual rounding' });
       expect(await remembered()).toBeGreaterThan(afterFirst);
     } finally {
