@@ -25,14 +25,26 @@ export interface IndexedReadOptions extends ReadOptions {
 }
 
 /**
+ * A path collect can answer without reading it: a regular file whose blob's facts the store
+ * knows (from git's index, before git status has said which files changed). Undefined when the
+ * path needs a read (its blob is new, it is a link, too large, or gone): readIndexed then.
+ */
+export async function readKnown(path: string, gitBlob: string, options: IndexedReadOptions): Promise<ReadOutcome | undefined> {
+  const abs = absolutePath(path, options);
+  const info = await options.fs.lstat(abs).catch(() => undefined);
+  if (info === undefined || info.kind !== 'file' || info.size > options.maxBytes) return undefined;
+  return knownOutcome(path, abs, info, gitBlob, options);
+}
+
+/**
  * Collect one path through the fact store: a blob whose facts are known (from git's index for a
  * tracked, unmodified file, else from the stat table) is not read; its content is loaded, and
  * redacted, only if a later stage asks for it. Any other file is read once, and everything the
  * registered fact kinds extract from it is stored under its content hash.
  */
 export async function readIndexed(path: string, gitBlob: string | undefined, options: IndexedReadOptions): Promise<ReadOutcome> {
-  const { fs, rootReal, maxBytes, store } = options;
-  const abs = `${rootReal}${sep}${path.split('/').join(sep)}`;
+  const { fs, maxBytes, store } = options;
+  const abs = absolutePath(path, options);
   let info: FileInfo;
   try {
     info = await fs.lstat(abs);
@@ -43,13 +55,9 @@ export async function readIndexed(path: string, gitBlob: string | undefined, opt
   if (info.kind !== 'file' || info.size > maxBytes) return bindRead(path, await readCandidate(path, options), options);
   const basename = path.slice(path.lastIndexOf('/') + 1);
   const includeSecrets = options.rules.includeSecrets;
-  const blob = gitBlob ?? statBlob(store.stat(rootReal, path), info);
-  const known = blob === undefined ? undefined : knownBlob(store, options.kinds, path, blob, includeSecrets);
-  if (known) {
-    if (known.excluded !== undefined) return { excluded: { path, reason: known.excluded } };
-    const file = lazyFile(path, abs, info, known, options);
-    return { file, ...(known.redacted ? { redacted: known.redacted } : {}) };
-  }
+  const blob = gitBlob ?? statBlob(store.stat(options.rootReal, path), info);
+  const known = blob === undefined ? undefined : knownOutcome(path, abs, info, blob, options);
+  if (known) return known;
 
   let bytes: Buffer;
   try {
@@ -65,7 +73,7 @@ export async function readIndexed(path: string, gitBlob: string | undefined, opt
       : { lineCount: analysed.lineCount, hash: analysed.hash, ...(analysed.redacted ? { redacted: analysed.redacted } : {}), ...(analysed.findings ? { findings: analysed.findings } : {}) };
   store.putCollect(collectFactKey(analysed.blob, basename, includeSecrets), fact);
   if (gitBlob === undefined && info.mtimeMs < options.nowMs - RACY_WINDOW_MS) {
-    store.setStat(rootReal, path, { size: bytes.length, mtimeMs: info.mtimeMs, ino: info.ino ?? 0, ctimeMs: info.ctimeMs ?? 0, blob: analysed.blob });
+    store.setStat(options.rootReal, path, { size: bytes.length, mtimeMs: info.mtimeMs, ino: info.ino ?? 0, ctimeMs: info.ctimeMs ?? 0, blob: analysed.blob });
   }
   if ('excluded' in analysed) return { excluded: { path, reason: analysed.excluded } };
   const file: CandidateFile = { path, content: analysed.content, size: bytes.length, mtimeMs: Math.floor(info.mtimeMs), hash: analysed.hash, lineCount: analysed.lineCount };
@@ -73,6 +81,19 @@ export async function readIndexed(path: string, gitBlob: string | undefined, opt
   extractAll(store, options.kinds, file);
   attachFacts(file, store);
   return { file, ...(analysed.redacted ? { redacted: analysed.redacted } : {}) };
+}
+
+function absolutePath(path: string, options: IndexedReadOptions): string {
+  return `${options.rootReal}${sep}${path.split('/').join(sep)}`;
+}
+
+/** The outcome of a file whose blob's facts are known (no read: its content loads on first use), else undefined. */
+function knownOutcome(path: string, abs: string, info: FileInfo, blob: string, options: IndexedReadOptions): ReadOutcome | undefined {
+  const known = knownBlob(options.store, options.kinds, path, blob, options.rules.includeSecrets);
+  if (!known) return undefined;
+  if (known.excluded !== undefined) return { excluded: { path, reason: known.excluded } };
+  const file = lazyFile(path, abs, info, known, options);
+  return { file, ...(known.redacted ? { redacted: known.redacted } : {}) };
 }
 
 /** The blob id the stat table holds for an unchanged file. */

@@ -269,6 +269,46 @@ describe('collect through the fact store', () => {
     expect(await run(300)).toEqual([]);
   });
 
+  it('answers the tracked files whose blobs it knows while git status runs, and reads what status then names as changed', async () => {
+    const { nodeFs, diskFactStore, execGit } = await import('../../src/collect/collect-ports.js');
+    const cacheDir = join(caches.root, 'early');
+    await countingCollect(repo.root, cacheDir);
+    repo.write('src/b.ts', 'export const b = 3; // changed after the index was built\n');
+    settle(repo.root, ['src/b.ts']);
+    const real = execGit();
+    const fs = nodeFs();
+    const looked: string[] = [];
+    let statusAnswered = false;
+    let lookedBeforeStatus = 0;
+    const git = {
+      ...real,
+      run: async (args: string[], cwd: string) => {
+        const output = await real.run(args, cwd);
+        if (args[0] === 'status') {
+          // status answers once the known files were looked at (the generous pause only ends a broken run)
+          for (let waited = 0; looked.length < 3 && waited < 20_000; waited += 10) await new Promise((next) => setTimeout(next, 10));
+          lookedBeforeStatus = looked.length;
+          statusAnswered = true;
+        }
+        return output;
+      },
+    };
+    const read: string[] = [];
+    const counting = {
+      ...fs,
+      lstat: async (path: string) => (statusAnswered ? undefined : looked.push(path), fs.lstat(path)),
+      readFile: async (path: string) => (read.push(path.slice(repo.root.length + 1)), fs.readFile(path)),
+    };
+    const context = testContext({ config: ConfigSchema.parse({ cache: { dir: cacheDir } }), nowMs: Date.now() });
+    const result = await createCollectStage({ fs: counting, git, factStore: diskFactStore })({ root: repo.root }, context);
+    expect(lookedBeforeStatus).toBeGreaterThanOrEqual(3);
+    // the changed file is read by its content, though its index blob was known
+    expect(read).toEqual(['src/b.ts']);
+    expect(result.files.find((f) => f.path === 'src/b.ts')?.content).toBe('export const b = 3; // changed after the index was built\n');
+    expect(result.git.dirty.has('src/b.ts')).toBe(true);
+    repo.git('checkout', '--', 'src/b.ts');
+  });
+
   it('re-reads a file changed within the racy window on every run until it settles', async () => {
     const cache = join(caches.root, 'racy');
     repo.write('fresh.md', '# just written\n');
