@@ -79,10 +79,6 @@ export function createCollectStage(ports: Partial<CollectPorts> & CollectStageOp
     const located = await locateRepository(git, rootReal);
     const { location } = located;
     let warning = located.warning;
-    // A tracked blob the store has no facts for is new content: the run gets ready for it now,
-    // while git status runs (in a fresh worktree it hashes every file again: 0.1-0.2 s here). The
-    // check looks only while the listing is not done (the reads find new blobs themselves after),
-    // a slice at a time, so a warm run, where it finds nothing, pays only for git's wait.
     let gitListed = false;
     // While git status runs (0.1-0.2 s for vite's 2.8k files in a fresh worktree), the tracked
     // files whose blobs (by git's index) the store knows are answered from it; what status then
@@ -101,6 +97,10 @@ export function createCollectStage(ports: Partial<CollectPorts> & CollectStageOp
         })
         .catch(() => undefined);
     };
+    // A tracked blob the store has no facts for is new content: the run gets ready for it now,
+    // while git status runs (in a fresh worktree it hashes every file again: 0.1-0.2 s here). The
+    // check looks only while the listing is not done (the reads find new blobs themselves after),
+    // a slice at a time, so a warm run, where it finds nothing, pays only for git's wait.
     const aheadOfReads = ctx.onNewContentAhead
       ? (staged: { blobs: ReadonlyMap<string, string> }) => {
           opening
@@ -197,7 +197,8 @@ export function createCollectStage(ports: Partial<CollectPorts> & CollectStageOp
      */
     function reader(store: FactStore | null, blobOf: (path: string) => string | undefined): (path: string) => Promise<ReadOutcome> {
       const indexed = store ? indexedOptions(store) : undefined;
-      return (path) => (indexed ? readIndexed(path, blobOf(path), indexed) : readCandidate(path, readOptions()));
+      const plain = readOptions();
+      return (path) => (indexed ? readIndexed(path, blobOf(path), indexed) : readCandidate(path, plain));
     }
 
     function readOptions() {
@@ -395,15 +396,15 @@ function saveFailure(store: FactStore, error: unknown): string {
 /** Tracked files the new-content check looks at between two turns of the event loop. */
 const AHEAD_SLICE = 1024;
 
-/**
- * Apply the path-only rules before any file is opened. Files under an excluded directory are
- * counted into one entry for that directory, so a tracked vendor/ tree costs one line.
- */
 /** git's index knows the blob of a tracked file the working tree has not changed. */
 function cleanBlobOf(listing: GitListing | undefined): (path: string) => string | undefined {
   return (path) => (listing && !listing.dirty.has(path) ? listing.blobs.get(path) : undefined);
 }
 
+/**
+ * Apply the path-only rules before any file is opened. Files under an excluded directory are
+ * counted into one entry for that directory, so a tracked vendor/ tree costs one line.
+ */
 function dropExcludedByPath(paths: string[], filter: PathFilter, excluded: ExcludedFile[]): string[] {
   const accepted: string[] = [];
   const dirCounts = new Map<string, { reason: string; count: number }>();

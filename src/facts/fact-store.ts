@@ -150,10 +150,11 @@ export function emptyFactStore(path: string): FactStore {
 function createFactStore(path: string, payload: Payload, corrupt: string | undefined, loaded: OnDisk | undefined): FactStore {
   let dirty = corrupt !== undefined;
   let onDisk = loaded;
-  // since the last load or save: what a delta would hold
+  // since the last load or save, what a delta would hold; nothing while there is no file to append
+  // to (a cold run: its save writes the whole store anyway)
   let delta = emptyDelta();
   const statChanged = (rootReal: string, path: string, entry: StatEntry | null) => {
-    delta.stats.push([rootReal, path, entry]);
+    if (onDisk) delta.stats.push([rootReal, path, entry]);
     dirty = true;
   };
   const touched = new WeakMap<Map<string, unknown>, Set<string>>();
@@ -190,7 +191,7 @@ function createFactStore(path: string, payload: Payload, corrupt: string | undef
       const map = factMap(kindKey, true) as Map<string, unknown>;
       map.set(hash, value);
       touch(map, hash);
-      delta.facts.push([kindKey, hash, value]);
+      if (onDisk) delta.facts.push([kindKey, hash, value]);
       dirty = true;
     },
     getCollect(key) {
@@ -201,7 +202,7 @@ function createFactStore(path: string, payload: Payload, corrupt: string | undef
     putCollect(key, fact) {
       payload.collect.set(key, fact);
       touch(payload.collect, key);
-      delta.collect.push([key, fact]);
+      if (onDisk) delta.collect.push([key, fact]);
       dirty = true;
     },
     stat: (rootReal, path) => payload.stats.get(rootReal)?.get(path),
@@ -222,7 +223,7 @@ function createFactStore(path: string, payload: Payload, corrupt: string | undef
     commitTimes: (prefixKey) => payload.commits.get(prefixKey) ?? [],
     putCommitTimes(prefixKey, entry) {
       addCommitTimes(payload, prefixKey, entry);
-      delta.commits.push([prefixKey, entry]);
+      if (onDisk) delta.commits.push([prefixKey, entry]);
       dirty = true;
     },
     get dirty() {
