@@ -3,6 +3,7 @@ import type { Tokenizer } from './tokenize/tokenizer.js';
 import type { TaskFacts } from './scoring/task-facts.js';
 import type { FactSource } from './facts/fact-kind.js';
 import type { Derive } from './scoring/derived.js';
+import type { ImportGraphCache } from './scoring/import-graph/graph-cache.js';
 
 export type { Config, FileCategory, Level, TierName } from './config/schema.js';
 export type { Tokenizer, TokenizerId } from './tokenize/tokenizer.js';
@@ -112,6 +113,8 @@ export interface SignalInput {
    * changes, then updates it from the changed files (scoring/derived.ts). Absent: build it now.
    */
   derived?: Derive;
+  /** Where a one-shot run keeps its import graph for the next run over the same files (absent: build it). */
+  importGraphCache?: ImportGraphCache;
 }
 
 /** A scoring signal: one file in src/scoring/signals registers one factor. */

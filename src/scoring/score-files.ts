@@ -2,6 +2,7 @@ import type { CandidateFile, Config, FactorName, FileCategory, FactorScore, Fact
 import { FACTOR_NAMES } from '../types.js';
 import type { ScoreResult, ScoreStage } from '../stages.js';
 import { resolveCacheDir } from '../cache/cache-dir.js';
+import { importGraphCache } from './import-graph/graph-cache.js';
 import { classifyFiles } from './classify.js';
 import { createDerivedStore } from './derived.js';
 import { round6 } from './numbers.js';
@@ -142,7 +143,9 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     }
 
     const prior = new Map<string, Partial<FactorScores>>(files.map((f) => [f.path, {}]));
-    const input: SignalInput = { task, facts, files, git, nowMs: ctx.nowMs, prior, categories, derived };
+    // a one-shot run keeps its import graph for the next (a long-lived one keeps and updates it in `derived`)
+    const graphCache = !options.longLived && config.summarization.caching.enabled ? importGraphCache(resolveCacheDir(options.root, config)) : undefined;
+    const input: SignalInput = { task, facts, files, git, nowMs: ctx.nowMs, prior, categories, derived, ...(graphCache ? { importGraphCache: graphCache } : {}) };
     const signalDeps: SignalDeps = embedder ? { embedder } : {};
     for (const [i, signal] of signals.entries()) {
       ctx.reporter.progress('scoring', i, signals.length);

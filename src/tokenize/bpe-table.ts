@@ -1,9 +1,8 @@
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { indexDirOf } from '../cache/cache-dir.js';
 import { ensureDir, writeFileAtomic } from '../util/atomic-write.js';
-import { decodeFramed, encodeFramed } from '../util/framed-file.js';
+import { encodeFramed, readFramedSync } from '../util/framed-file.js';
 import type { BpeEncodingId } from './bpe-encoding.js';
 
 /**
@@ -52,15 +51,8 @@ export function bpeTablePath(cacheDir: string, id: BpeEncodingId): string {
 
 /** The table in `path`, or undefined when it is missing or fails a check (then load gpt-tokenizer). */
 export function readBpeTable(path: string, id: BpeEncodingId): BpeTable | undefined {
-  let data: Buffer;
-  try {
-    data = readFileSync(path);
-  } catch {
-    return undefined;
-  }
-  const framed = decodeFramed(data, MAGIC, BPE_TABLE_VERSION, 'aiwg BPE table');
-  if ('problem' in framed) return undefined;
-  const payload = framed.value as Partial<TablePayload>;
+  const payload = readFramedSync(path, MAGIC, BPE_TABLE_VERSION, 'aiwg BPE table') as Partial<TablePayload> | undefined;
+  if (payload === undefined) return undefined;
   const valid =
     payload.id === id &&
     payload.bytes instanceof Uint8Array &&

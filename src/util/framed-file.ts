@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { deserialize, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
 
@@ -43,4 +44,16 @@ export function decodeFrameAt(data: Buffer, offset: number, magic: Buffer, versi
   } catch (error) {
     return { problem: `unreadable (${error instanceof Error ? error.message : String(error)})` };
   }
+}
+
+/** The value of the framed file at `path`, read synchronously; undefined when it is missing, unreadable or a miss. */
+export function readFramedSync(path: string, magic: Buffer, version: number, what: string): unknown {
+  let data: Buffer;
+  try {
+    data = readFileSync(path);
+  } catch {
+    return undefined;
+  }
+  const framed = decodeFramed(data, magic, version, what);
+  return 'problem' in framed ? undefined : framed.value;
 }

@@ -17,8 +17,15 @@ export const dependencyDepthSignal: Signal = {
   score(input, ctx) {
     const maxDepth = ctx.config.relevance_scoring.factors.dependency_depth.max_depth;
     const seeds = seedFiles(input);
-    // The graph does not depend on the task: a warm index builds it once, then updates it from the changed files.
-    const build = () => buildImportGraph(input.files);
+    // The graph does not depend on the task: a warm index builds it once, then updates it from the
+    // changed files; a one-shot run takes the graph the last run kept for the same files.
+    const build = (): ImportGraph => {
+      const kept = input.importGraphCache?.load(input.files);
+      if (kept) return kept;
+      const built = buildImportGraph(input.files);
+      input.importGraphCache?.save(input.files, built);
+      return built;
+    };
     const graph = input.derived ? input.derived('import-graph', build, (previous: ImportGraph, changes) => updateImportGraph(previous, input.files, changes)) : build();
     ctx.warnings.push(...graph.warnings);
     const distance = distancesFrom(seeds, graph, maxDepth);
