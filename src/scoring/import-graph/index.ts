@@ -90,17 +90,52 @@ export function updateImportGraph(previous: ImportGraph, files: readonly Candida
   return { imports, importers, warnings: graphWarnings(files, fileWarnings), basis: { project, languages, fileWarnings, specifiers } };
 }
 
+/**
+ * The graph of `files` from a graph kept for the same paths (graph-cache.ts) whose config reads
+ * hold in `project` (projectIndexKeeping): only the `changed` files are resolved again. Equal to
+ * `buildImportGraph(files)`: a file's edges depend on its own specifiers, the paths and the
+ * config reads alone.
+ */
+export function resolveChangedFiles(
+  files: readonly CandidateFile[],
+  project: ProjectIndex,
+  kept: { imports: ReadonlyMap<string, string[]>; fileWarnings: ReadonlyMap<string, string[]> },
+  changed: readonly CandidateFile[],
+  languages: readonly LanguageSupport[] = LANGUAGES,
+): ImportGraph {
+  const specifiers: SpecifierCache = new Map();
+  const resolver = prepareResolver(project, languages, specifiers);
+  const imports = new Map(kept.imports);
+  const fileWarnings = new Map(kept.fileWarnings);
+  for (const file of changed) {
+    const { targets, warnings } = resolver(file);
+    setOrDelete(imports, file.path, targets);
+    setOrDelete(fileWarnings, file.path, warnings);
+  }
+  return { ...edgeMaps(files, imports), warnings: graphWarnings(files, fileWarnings), basis: { project, languages, fileWarnings, specifiers } };
+}
+
 /** Resolve every file against `project`; `known` specifiers of unchanged files are not read again. */
 function resolveAll(files: readonly CandidateFile[], languages: readonly LanguageSupport[], project: ProjectIndex, known?: SpecifierCache): ImportGraph {
   const specifiers: SpecifierCache = new Map();
   const resolver = prepareResolver(project, languages, specifiers, known);
-  const imports = new Map<string, string[]>();
-  const importers = new Map<string, string[]>();
+  const targetsByPath = new Map<string, string[]>();
   const fileWarnings = new Map<string, string[]>();
   for (const file of files) {
     const { targets, warnings } = resolver(file);
     if (warnings.length > 0) fileWarnings.set(file.path, warnings);
-    if (targets.length === 0) continue;
+    if (targets.length > 0) targetsByPath.set(file.path, targets);
+  }
+  return { ...edgeMaps(files, targetsByPath), warnings: graphWarnings(files, fileWarnings), basis: { project, languages, fileWarnings, specifiers } };
+}
+
+/** A graph's two maps from each file's targets: imports in file order, importers (sorted) in order of first import. */
+export function edgeMaps(files: readonly CandidateFile[], targetsByPath: ReadonlyMap<string, string[]>): Pick<ImportGraph, 'imports' | 'importers'> {
+  const imports = new Map<string, string[]>();
+  const importers = new Map<string, string[]>();
+  for (const file of files) {
+    const targets = targetsByPath.get(file.path);
+    if (targets === undefined || targets.length === 0) continue;
     imports.set(file.path, targets);
     for (const t of targets) {
       const list = importers.get(t);
@@ -109,7 +144,7 @@ function resolveAll(files: readonly CandidateFile[], languages: readonly Languag
     }
   }
   for (const list of importers.values()) list.sort();
-  return { imports, importers, warnings: graphWarnings(files, fileWarnings), basis: { project, languages, fileWarnings, specifiers } };
+  return { imports, importers };
 }
 
 /**

@@ -46,7 +46,7 @@ export interface ProjectIndex {
 /** Config values read through `readConfig`, with the lookups that decide whether one still holds. */
 export type ConfigReads = ReadonlyMap<string, ConfigRead>;
 
-interface ConfigRead {
+export interface ConfigRead {
   value: unknown;
   warnings: string[];
   lookups: Lookup[];
@@ -58,6 +58,17 @@ const LOOKUPS: readonly LookupName[] = ['has', 'filesIn', 'withSuffix', 'dirsWit
 
 export function buildProjectIndex(files: readonly CandidateFile[], previous?: ConfigReads): ProjectIndex {
   return projectIndex(pathTables(files), files, new Map(), previous);
+}
+
+/**
+ * The index of `files` when every config read of an earlier index over the same paths (a graph
+ * kept by an earlier run: its lookups only, the values are read again on use) still holds, else
+ * null (a config file it read changed).
+ */
+export function projectIndexIfReadsHold(files: readonly CandidateFile[], reads: Iterable<Pick<ConfigRead, 'lookups'>>): ProjectIndex | null {
+  const index = buildProjectIndex(files);
+  for (const read of reads) if (!stillHolds(read, index)) return null;
+  return index;
 }
 
 /** The path lookup tables of a file set: the part of an index that depends on the paths alone. */
@@ -179,7 +190,7 @@ function recordRead(project: ProjectIndex, read: (view: ProjectIndex) => unknown
   return { value, warnings: view.warnings, lookups };
 }
 
-function stillHolds(read: ConfigRead, project: ProjectIndex): boolean {
+function stillHolds(read: Pick<ConfigRead, 'lookups'>, project: ProjectIndex): boolean {
   return read.lookups.every(([name, args, answer]) => sameAnswer((project[name] as (...a: string[]) => unknown)(...args), answer));
 }
 
