@@ -46,15 +46,27 @@ export function createPathFilter(options: PathFilterOptions): PathFilter {
     return reason;
   };
 
+  // per directory, the closest-to-root excluded one at or above it (null: none): a file costs one
+  // lookup of its directory, not a slice and a lookup per level
+  const ancestorCache = new Map<string, { dir: string; reason: string } | null>();
+  const excludedAtOrAbove = (dir: string): { dir: string; reason: string } | null => {
+    let found = ancestorCache.get(dir);
+    if (found !== undefined) return found;
+    const slash = dir.lastIndexOf('/');
+    found = (slash === -1 ? null : excludedAtOrAbove(dir.slice(0, slash))) ?? null;
+    if (found === null) {
+      const reason = dirReason(dir);
+      if (reason !== undefined) found = { dir, reason };
+    }
+    ancestorCache.set(dir, found);
+    return found;
+  };
+
   return {
     dirReason,
     excludedAncestor(path) {
-      for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
-        const dir = path.slice(0, slash);
-        const reason = dirReason(dir);
-        if (reason !== undefined) return { dir, reason };
-      }
-      return undefined;
+      const slash = path.lastIndexOf('/');
+      return slash === -1 ? undefined : (excludedAtOrAbove(path.slice(0, slash)) ?? undefined);
     },
     fileReason(path) {
       const rule = configRules.length > 0 ? configIgnore.ignoredBy(path) : undefined;
