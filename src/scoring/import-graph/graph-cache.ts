@@ -69,9 +69,9 @@ export function importGraphCache(cacheDir: string): ImportGraphCache {
     load(files) {
       const stored = readFramedSync(path, MAGIC, IMPORT_GRAPH_VERSION, 'aiwg import graph') as Partial<Stored> | undefined;
       if (!isStored(stored)) return undefined;
-      if (stored.key === graphKey(files)) return decodeEdges(files, stored.edges, stored.warnings);
+      if (stored.key === keys(files).key) return decodeEdges(files, stored.edges, stored.warnings);
       // the same paths with some contents changed: resolve those again, if the config reads hold
-      if (stored.pathsKey !== pathsKey(files) || stored.hashes.length !== files.length) return undefined;
+      if (stored.pathsKey !== keys(files).paths || stored.hashes.length !== files.length) return undefined;
       const changed = files.filter((file, i) => file.hash !== stored.hashes[i]);
       if (changed.length > MAX_CHANGED_SHARE * files.length) return undefined;
       const reads = new Map(stored.configs);
@@ -88,17 +88,24 @@ export function importGraphCache(cacheDir: string): ImportGraphCache {
   };
 }
 
-/** The candidate files as the graph sees them: every path and content hash, in order. */
-function graphKey(files: readonly CandidateFile[]): string {
-  const hash = createHash('sha256').update(`import-graph@${IMPORT_GRAPH_VERSION}\n`);
-  for (const file of files) hash.update(`${file.path}\0${file.hash}\n`);
-  return hash.digest('hex');
-}
-
-function pathsKey(files: readonly CandidateFile[]): string {
-  const hash = createHash('sha256').update(`import-graph paths@${IMPORT_GRAPH_VERSION}\n`);
-  for (const file of files) hash.update(`${file.path}\n`);
-  return hash.digest('hex');
+/**
+ * The two keys of a candidate list: every path and content hash in order (`key`), and the paths
+ * alone (`paths`). Worked out once per list: a run that misses builds and saves with the same list.
+ */
+const keysOf = new WeakMap<readonly CandidateFile[], { key: string; paths: string }>();
+function keys(files: readonly CandidateFile[]): { key: string; paths: string } {
+  let found = keysOf.get(files);
+  if (found === undefined) {
+    const key = createHash('sha256').update(`import-graph@${IMPORT_GRAPH_VERSION}\n`);
+    const paths = createHash('sha256').update(`import-graph paths@${IMPORT_GRAPH_VERSION}\n`);
+    for (const file of files) {
+      key.update(`${file.path}\0${file.hash}\n`);
+      paths.update(`${file.path}\n`);
+    }
+    found = { key: key.digest('hex'), paths: paths.digest('hex') };
+    keysOf.set(files, found);
+  }
+  return found;
 }
 
 function isStored(value: Partial<Stored> | undefined): value is Stored {
@@ -136,8 +143,8 @@ function storedGraph(files: readonly CandidateFile[], graph: ImportGraph, reads:
     fileWarnings.push([at, warnings]);
   }
   return {
-    key: graphKey(files),
-    pathsKey: pathsKey(files),
+    key: keys(files).key,
+    pathsKey: keys(files).paths,
     hashes: files.map((file) => file.hash),
     edges: Uint32Array.from(edges),
     fileWarnings,
