@@ -8,8 +8,7 @@ import { createScoreStage } from '../scoring/score-files.js';
 import { defaultEmbedderFactory, type EmbedderFactory } from '../scoring/semantic-adapter.js';
 import type { Tokenizer, TokenizerId } from '../tokenize/tokenizer.js';
 import type { Level, ScoringMethod } from '../config/schema.js';
-import { createLevelsStage } from '../summarize/levels-stage.js';
-import { createSyntaxEngine } from '../summarize/syntax/engine.js';
+import { createLevelsStage, defaultSyntaxEngine } from '../summarize/levels-stage.js';
 import { summarizeFile, type SummarizeFileResult } from '../summarize/summarize-file.js';
 import { scoreOneFile, type ScoreOneFileResult } from '../context-score.js';
 import type { Embedder, Reporter } from '../types.js';
@@ -75,7 +74,7 @@ export async function openRepoProvider(options: RepoProviderOptions): Promise<Re
   // the score stage a memoised embedder; a query's options reach them through ctx.config.
   // The collect stage is the warm repository index's (src/repo-index/): between queries only
   // what changed on disk is collected again, the facts of the rest stay in memory.
-  const syntax = createSyntaxEngine();
+  const syntax = defaultSyntaxEngine({ root, config });
   const { collect: collectOverride, ...overrides } = options.deps ?? {};
   const index = createRepoIndex({
     root,

@@ -8,12 +8,10 @@ import { applyPreserve, preservesAll } from './outline/preserve.js';
 import { focusOutline, mentionsAny } from './outline/focus.js';
 import { buildStub } from './stub.js';
 import type { SyntaxEngine } from './syntax/engine.js';
-import { prefetchOutlines } from './syntax/outline-pool.js';
+import { OUTLINE_VERSION } from './syntax/outline.js';
 import { LOCAL_SUMMARIZER, summarizeLocally } from './summarizers/local.js';
 import type { LlmSummarizer } from './summarizers/llm.js';
 
-/** Part of every detailed-level cache key: bump when outlines change. */
-export const OUTLINE_VERSION = 5;
 /** Above this many tokens the LLM summarizer is sent the detailed outline instead of the file. */
 export const LLM_MAX_INPUT_TOKENS = 6000;
 
@@ -189,7 +187,7 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
       if (fullTokens === undefined) uncounted.push(file.content);
       if (detailed === undefined) unparsed.push(file);
     }
-    prefetchOutlines(unparsed);
+    ports.syntax.prefetch(unparsed);
     if (uncounted.length > 1) countAll(ctx.tokenizer, uncounted);
   };
   return Object.assign(build, { prepare });

@@ -1,13 +1,14 @@
 import type { Config } from '../config/schema.js';
 import type { LevelsStage } from '../stages.js';
 import type { KeyValueCache, LevelContent, RuntimeEnv } from '../types.js';
-import { resolveSummaryCacheDir, resolveTokenCacheDir } from '../cache/cache-dir.js';
+import { resolveCacheDir, resolveSummaryCacheDir, resolveTokenCacheDir } from '../cache/cache-dir.js';
 import { createDiskCache } from '../cache/disk-cache.js';
 import { createLayeredCache } from '../cache/layered-cache.js';
 import { createTieredCache, sharedCacheFor } from '../cache/redis-cache.js';
 import { checkRedisUrl } from '../util/redis-connection.js';
 import { createFileLevels, type BuildFileLevels } from './file-levels.js';
 import { createSyntaxEngine, type SyntaxEngine } from './syntax/engine.js';
+import { outlineBlockStore } from './syntax/block-store.js';
 import { createLlmSummarizer, type FetchPort, type LlmSummarizer } from './summarizers/llm.js';
 import { ConfigError } from '../errors.js';
 
@@ -41,13 +42,18 @@ export interface LevelsStageDeps {
  */
 export function createLevelsStage(options: LevelsStageOptions, deps: Partial<LevelsStageDeps> = {}): LevelsStage {
   let build: BuildFileLevels | undefined;
+  let syntax: SyntaxEngine | undefined;
   const concurrency = deps.concurrency ?? DEFAULT_LEVELS_CONCURRENCY;
   // Without an injected clock, cache ages follow the run's clock (ctx.nowMs), as every stage does.
   let runNowMs = 0;
   const now = deps.now ?? (() => runNowMs);
   return async (input, ctx) => {
     runNowMs = ctx.nowMs;
-    build ??= createFileLevels(options.config, resolveLevelsPorts(options, { ...deps, now, env: deps.env ?? ctx.env ?? {} }));
+    if (build === undefined) {
+      const ports = resolveLevelsPorts(options, { ...deps, now, env: deps.env ?? ctx.env ?? {} });
+      syntax = ports.syntax;
+      build = createFileLevels(options.config, ports);
+    }
     const files = [...input.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     await build.prepare(files, ctx);
     const results: LevelContent[][] = new Array(files.length);
@@ -62,6 +68,7 @@ export function createLevelsStage(options: LevelsStageOptions, deps: Partial<Lev
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, files.length)) }, worker));
+    void syntax!.save();
     return new Map(files.map((f, i) => [f.path, results[i]!]));
   };
 }
@@ -84,11 +91,20 @@ export function resolveLevelsPorts(options: LevelsStageOptions, deps: Partial<Le
   const summaryCache = deps.summaryCache !== undefined ? deps.summaryCache : caching.enabled ? layered(resolveSummaryCacheDir(root, config)) : null;
   const tokenCache = deps.tokenCache !== undefined ? deps.tokenCache : caching.enabled ? layered(resolveTokenCacheDir(root, config)) : null;
   return {
-    syntax: deps.syntax ?? createSyntaxEngine(),
+    syntax: deps.syntax ?? defaultSyntaxEngine(options),
     summaryCache: summaryCache ?? undefined,
     tokenCache: tokenCache ?? undefined,
     llm: createConfiguredLlm(config, deps),
   };
+}
+
+/**
+ * The syntax engine of a config: block outlines kept under the cache directory (block-store.ts)
+ * while summary caching is on.
+ */
+export function defaultSyntaxEngine(options: LevelsStageOptions): SyntaxEngine {
+  const { root, config } = options;
+  return createSyntaxEngine(config.summarization.caching.enabled ? { blocks: outlineBlockStore(resolveCacheDir(root, config)) } : {});
 }
 
 /** The LLM summarizer `summarization.llm` configures, or undefined when it is off. */

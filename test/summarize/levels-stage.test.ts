@@ -39,6 +39,9 @@ function countingSyntax(): SyntaxEngine & { parses: number } {
       counting.parses += 1;
       return real.outline(language, content);
     }) as SyntaxEngine['outline'],
+    prefetch: real.prefetch,
+    save: real.save,
+    blockCounts: real.blockCounts,
   };
   return counting;
 }

@@ -40,6 +40,8 @@ export const cppLanguage: LanguageSpec = {
   imports: setOf('preproc_include', 'using_declaration', 'alias_declaration'),
   bodyStyle: 'brace',
   commentPrefix: '//',
+  // definitions sit inside column-0 namespace braces, so most cuts would split one
+  blocks: 'whole',
   kindOf(node) {
     return node.type === 'function_definition' && node.parent?.type === 'field_declaration_list' ? 'method' : undefined;
   },

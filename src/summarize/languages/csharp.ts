@@ -24,6 +24,7 @@ export const csharpLanguage: LanguageSpec = {
   imports: setOf('using_directive', 'file_scoped_namespace_declaration'),
   bodyStyle: 'brace',
   commentPrefix: '//',
+  blocks: 'preprocessor',
   nameOf(node) {
     if (node.type === 'field_declaration') {
       const declaration = node.namedChildren.find((c) => c?.type === 'variable_declaration');

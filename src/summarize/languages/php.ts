@@ -21,6 +21,8 @@ export const phpLanguage: LanguageSpec = {
   imports: setOf('namespace_use_declaration', 'php_tag', 'declare_statement'),
   bodyStyle: 'brace',
   commentPrefix: '//',
+  // a block without the file's `<?php` tag would parse as HTML text
+  blocks: 'whole',
   nameOf(node) {
     if (node.type === 'property_declaration') return node.namedChildren.find((c) => c?.type === 'property_element')?.text.split(/\s|=/)[0];
     return node.childForFieldName('name')?.text;

@@ -41,6 +41,12 @@ export interface LanguageSpec {
   /** Line comment prefix for markers, e.g. `//` or `#`. */
   readonly commentPrefix: string;
   /**
+   * How its files are cut into top-level blocks, each parsed and kept on its own (blocks.ts):
+   * `lines` (the default) by column-0 code lines; `preprocessor` the same, never inside a column-0
+   * `#if` ... `#endif`; `whole`: never cut (the file parses whole every time).
+   */
+  readonly blocks?: 'lines' | 'preprocessor' | 'whole';
+  /**
    * Names a file exports by a list rather than by declaration (CommonJS `module.exports = {..}`,
    * Python `__all__`). `exclusive`: the list is the whole public surface.
    */

@@ -1,11 +1,15 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Language, Parser, Tree } from 'web-tree-sitter';
+import { languageForContent } from '../languages/index.js';
 import type { LanguageSpec } from '../languages/types.js';
 import type { OutlineItem } from '../outline/types.js';
-import { buildSyntaxOutline } from './outline.js';
+import { composeBlocks, type PlacedBlock } from './block-outline.js';
+import type { OutlineBlockStore } from './block-store.js';
+import { splitBlocks } from './blocks.js';
+import { outlineBlock, type BlockOutline } from './outline.js';
 import { knownOutline, rememberOutline } from './outline-memo.js';
-import { claimOutline } from './outline-pool.js';
+import { claimBlock, forgetUnclaimedBlocks, prefetchBlock } from './outline-pool.js';
 
 /** Files above this size are not parsed: the line-based fallback outlines them. */
 export const MAX_PARSE_CHARS = 2_000_000;
@@ -18,16 +22,31 @@ export interface SyntaxEngine {
   /** Parse and hand the tree to `use`; the tree is freed afterwards. Null when too large or unparsable. */
   withTree<T>(language: LanguageSpec, content: string, use: (tree: Tree) => T): Promise<T | null>;
   /**
-   * The syntax outline of a text (buildSyntaxOutline), remembered for the process: the chunker of
-   * the semantic scorer and the detailed level of the same blob parse it once. The items are
-   * shared: read them, never change them. Null when too large or unparsable.
+   * The syntax outline of a text (buildSyntaxOutline), remembered for the process: the detailed
+   * level, the summary and `extractDefinitions` of the same blob parse it once. It is built block
+   * by block (blocks.ts): a block the store keeps is not parsed again, the others are parsed on
+   * the outline pool's thread when prefetched, else here. A block with a syntax error (perhaps
+   * cut in the wrong place) makes it parse the whole text instead. The items are shared: read
+   * them, never change them. Null when too large or unparsable.
    */
   outline(language: LanguageSpec, content: string): Promise<OutlineItem[] | null>;
+  /**
+   * Start parsing, on the outline pool's thread, the blocks of these files that neither this
+   * process nor the block store knows (the levels stage, before it builds them). What an earlier
+   * call started and nobody claimed is dropped.
+   */
+  prefetch(files: ReadonlyArray<{ path: string; content: string }>): void;
+  /** Keep the block outlines made since the last save; resolves when written (callers need not wait). */
+  save(): Promise<void>;
+  /** Blocks of split files this engine took from the block store, and parsed (here or on the pool's thread). */
+  blockCounts(): { kept: number; parsed: number };
 }
 
 export interface SyntaxEngineOptions {
   /** Directory holding tree-sitter-<grammar>.wasm; default: @vscode/tree-sitter-wasm/wasm. */
   grammarDir?: string;
+  /** Where block outlines are kept between processes (block-store.ts); none: parsed every time. */
+  blocks?: OutlineBlockStore;
 }
 
 export function createSyntaxEngine(options: SyntaxEngineOptions = {}): SyntaxEngine {
@@ -69,18 +88,77 @@ export function createSyntaxEngine(options: SyntaxEngineOptions = {}): SyntaxEng
       tree.delete();
     }
   };
+  const blocks = options.blocks;
+  const counts = { kept: 0, parsed: 0 };
+
+  /** One block's outline: kept, from the pool, or parsed here; `keep`: a block of a split file. */
+  const blockOutline = async (language: LanguageSpec, text: string, codeBefore: boolean, keep: boolean): Promise<BlockOutline | null> => {
+    const stored = keep ? blocks?.get(language.id, codeBefore, text) : undefined;
+    if (stored !== undefined) {
+      counts.kept++;
+      return stored;
+    }
+    if (keep) counts.parsed++;
+    const claimed = claimBlock(text, language.id, codeBefore);
+    let block = claimed === undefined ? undefined : await claimed;
+    if (block === undefined) block = await withTree(language, text, (tree) => outlineBlock(tree, text, language, codeBefore));
+    if (block !== null && keep) blocks?.put(language.id, codeBefore, text, block);
+    return block;
+  };
+
+  const outlineByBlocks = async (language: LanguageSpec, content: string): Promise<OutlineItem[] | null> => {
+    if (content.length > MAX_PARSE_CHARS) return null;
+    const split = splitBlocks(content, language.blocks);
+    const parts: PlacedBlock[] = [];
+    let codeBefore = false;
+    for (const { start, end, row } of split) {
+      const block: BlockOutline | null = split.length === 1 ? await blockOutline(language, content, false, false) : await blockOutline(language, content.slice(start, end), codeBefore, true);
+      if (block === null) return null;
+      if (block.error && split.length > 1) {
+        const whole = await blockOutline(language, content, false, false);
+        return whole && composeBlocks([{ block: whole, row: 0 }]);
+      }
+      parts.push({ block, row });
+      codeBefore = block.codeSeen;
+    }
+    return composeBlocks(parts);
+  };
+
   return {
     withTree,
     async outline(language, content) {
       const known = knownOutline(content, language.id);
       if (known !== undefined) return known;
-      // parsed on the outline pool's thread when the levels stage handed the text over (outline-pool.ts)
-      const claimed = claimOutline(content, language.id);
-      let items = claimed === undefined ? undefined : await claimed;
-      if (items === undefined) items = await withTree(language, content, (tree) => buildSyntaxOutline(tree, content, language));
+      const items = await outlineByBlocks(language, content);
       rememberOutline(content, language.id, items);
       return items;
     },
+    prefetch(files) {
+      forgetUnclaimedBlocks();
+      for (const { path, content } of files) {
+        const language = languageForContent(path, content);
+        if (language === undefined || content.length > MAX_PARSE_CHARS || knownOutline(content, language.id) !== undefined) continue;
+        const split = splitBlocks(content, language.blocks);
+        if (split.length === 1) {
+          prefetchBlock(content, language.id, false);
+          continue;
+        }
+        // the code-before flag of a later block is a guess (the first block holds the first code line); a wrong one is parsed here
+        const missing: Array<[text: string, codeBefore: boolean]> = [];
+        let whole = false;
+        split.forEach(({ start, end }, i) => {
+          const text = content.slice(start, end);
+          const stored = blocks?.get(language.id, i > 0, text);
+          if (stored === undefined) missing.push([text, i > 0]);
+          else whole ||= stored.error;
+        });
+        // a kept block with a syntax error: the file is parsed whole (outlineByBlocks)
+        if (whole) prefetchBlock(content, language.id, false);
+        else for (const [text, codeBefore] of missing) prefetchBlock(text, language.id, codeBefore);
+      }
+    },
+    save: async () => blocks?.save(),
+    blockCounts: () => ({ ...counts }),
   };
 }
 

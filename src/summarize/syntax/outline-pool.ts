@@ -1,20 +1,18 @@
 import { Worker } from 'node:worker_threads';
-import { languageForContent } from '../languages/index.js';
-import type { OutlineItem } from '../outline/types.js';
 import { compiledWorkerFile } from '../../util/worker-file.js';
-import { knownOutline } from './outline-memo.js';
+import type { BlockOutline } from './outline.js';
 import { TAKEN_BY_CALLER, type OutlineReply, type OutlineRequest } from './outline-protocol.js';
 
 /**
- * Syntax outlines of new blobs, parsed on a second thread while this one goes on. The levels stage
- * hands over the files it will build whose detailed level no cache holds (`prefetchOutlines`);
- * the texts are posted to a worker thread at once, which parses them from the last back, and
- * `claimOutline` hands a result to the engine once. A text the worker has not started when the
- * engine asks for it is taken back (one compare-and-swap on its shared slot) and parsed by the
- * caller, so the two threads share the work from both ends and neither waits for the other's
- * messages. One worker per process, started on
- * the first blob, unref'd except while a caller waits on it; without one (no compiled worker
- * file, a worker error) every outline is parsed by the caller as before.
+ * Block outlines of new blobs (outlineBlock), parsed on a second thread while this one goes on.
+ * The engine hands over the blocks of the files the levels stage will build whose detailed level
+ * no cache holds and whose outline it does not keep (`prefetchBlock`); the texts are posted to a
+ * worker thread at once, which parses them from the last back, and `claimBlock` hands a result to
+ * the engine once. A text the worker has not started when the engine asks for it is taken back
+ * (one compare-and-swap on its shared slot) and parsed by the caller, so the two threads share
+ * the work from both ends and neither waits for the other's messages. One worker per process,
+ * started on the first block, unref'd except while a caller waits on it; without one (no
+ * compiled worker file, a worker error) every block is parsed by the caller as before.
  */
 
 /** Texts posted and not yet claimed before the pool holds the rest back (a huge cold run is not parsed far ahead of its use). */
@@ -28,11 +26,12 @@ const SLOT_COUNT = POSTED_MAX + 64;
 /** Ids wrap below this: an id names one request for the life of any slot. */
 const MAX_ID = 2 ** 30;
 
-type Parsed = OutlineItem[] | null;
+type Parsed = BlockOutline | null;
 
 interface Entry {
   content: string;
   languageId: string;
+  codeBefore: boolean;
   /** Set when posted. */
   id?: number;
   slot?: number;
@@ -47,7 +46,7 @@ interface Pool {
   /** Per slot: the id of the text posted there while nobody took it, else who took it. */
   slots: Int32Array;
   freeSlots: number[];
-  /** Text -> language id -> entry. */
+  /** Text -> variant (languageVariant) -> entry. */
   entries: Map<string, Map<string, Entry>>;
   /** Not posted yet (POSTED_MAX reached), oldest first. */
   held: Entry[];
@@ -71,45 +70,42 @@ export interface OutlinePoolCounts {
 let pool: Pool | undefined | null;
 
 /**
- * Start the outlines of the files a run is about to build levels for (the levels stage's
- * prepare): what an earlier call started and nobody claimed is dropped first, so a long-lived
- * process never holds texts of past runs.
+ * Drop what an earlier run started and nobody claimed, before a run hands over its own blocks:
+ * a long-lived process never holds texts of past runs.
  */
-export function prefetchOutlines(files: ReadonlyArray<{ path: string; content: string }>): void {
+export function forgetUnclaimedBlocks(): void {
   if (pool) forgetUnclaimed(pool);
-  for (const file of files) prefetchOutline(file.path, file.content);
 }
 
-/** Start parsing a text's outline on the worker thread (nothing when its language has no grammar). */
-export function prefetchOutline(path: string, content: string): void {
-  const language = languageForContent(path, content);
-  if (language === undefined) return;
+/** Start parsing a block on the worker thread (nothing when it is already started). */
+export function prefetchBlock(content: string, languageId: string, codeBefore: boolean): void {
   pool ??= startPool();
   const current = pool;
   if (current === null) return;
-  if (knownOutline(content, language.id) !== undefined) return;
-  let byLanguage = current.entries.get(content);
-  if (byLanguage?.has(language.id)) return;
-  if (!byLanguage) current.entries.set(content, (byLanguage = new Map()));
-  const entry: Entry = { content, languageId: language.id, done: false };
-  byLanguage.set(language.id, entry);
+  const variant = languageVariant(languageId, codeBefore);
+  let byVariant = current.entries.get(content);
+  if (byVariant?.has(variant)) return;
+  if (!byVariant) current.entries.set(content, (byVariant = new Map()));
+  const entry: Entry = { content, languageId, codeBefore, done: false };
+  byVariant.set(variant, entry);
   if (current.unclaimed.size < POSTED_MAX) post(current, entry);
   else current.held.push(entry);
 }
 
 /**
- * The worker's outline of a text, handed over once: a promise when the worker has parsed or is
+ * The worker's outline of a block, handed over once: a promise when the worker has parsed or is
  * parsing it (resolving to undefined if it could not), undefined when the caller should parse
  * it (never prefetched, or not started by the worker: then it is taken back here).
  */
-export function claimOutline(content: string, languageId: string): Promise<Parsed | undefined> | undefined {
+export function claimBlock(content: string, languageId: string, codeBefore: boolean): Promise<Parsed | undefined> | undefined {
   const current = pool;
   if (!current) return undefined;
-  const byLanguage = current.entries.get(content);
-  const entry = byLanguage?.get(languageId);
+  const variant = languageVariant(languageId, codeBefore);
+  const byVariant = current.entries.get(content);
+  const entry = byVariant?.get(variant);
   if (!entry) return undefined;
-  byLanguage!.delete(languageId);
-  if (byLanguage!.size === 0) current.entries.delete(content);
+  byVariant!.delete(variant);
+  if (byVariant!.size === 0) current.entries.delete(content);
   if (entry.id === undefined) {
     current.held.splice(current.held.indexOf(entry), 1);
     return undefined;
@@ -127,6 +123,10 @@ export function claimOutline(content: string, languageId: string): Promise<Parse
   return entry.result!.finally(() => {
     if (--current.awaited === 0) current.worker.unref();
   });
+}
+
+function languageVariant(languageId: string, codeBefore: boolean): string {
+  return codeBefore ? `${languageId}+code` : languageId;
 }
 
 /** The pool's counts so far (zeros before its first text or without a worker). */
@@ -154,7 +154,7 @@ function startPool(): Pool | null {
     current.freeSlots.push(entry.slot!);
     current.counts.parsedByWorker++;
     entry.done = true;
-    entry.settle?.('error' in reply ? undefined : reply.items);
+    entry.settle?.('error' in reply ? undefined : reply.block);
   });
   let failed = false;
   const fail = () => {
@@ -185,7 +185,7 @@ function post(current: Pool, entry: Entry): void {
   current.unclaimed.add(entry);
   current.unanswered.set(id, entry);
   Atomics.store(current.slots, slot, id);
-  const request: OutlineRequest = { id, slot, languageId: entry.languageId, content: entry.content };
+  const request: OutlineRequest = { id, slot, languageId: entry.languageId, content: entry.content, codeBefore: entry.codeBefore };
   current.worker.postMessage(request);
 }
 

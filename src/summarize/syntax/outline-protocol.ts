@@ -1,4 +1,4 @@
-import type { OutlineItem } from '../outline/types.js';
+import type { BlockOutline } from './outline.js';
 
 /**
  * What the outline pool (outline-pool.ts) and its worker (outline-worker.ts) exchange. Each
@@ -14,6 +14,8 @@ export interface OutlineRequest {
   slot: number;
   languageId: string;
   content: string;
+  /** Code came before this block in its file (outlineBlock). */
+  codeBefore: boolean;
 }
 
-export type OutlineReply = { id: number; items: OutlineItem[] | null } | { id: number; error: string };
+export type OutlineReply = { id: number; block: BlockOutline | null } | { id: number; error: string };

@@ -1,14 +1,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { LANGUAGES } from '../languages/index.js';
 import { createSyntaxEngine } from './engine.js';
-import { buildSyntaxOutline } from './outline.js';
+import { outlineBlock } from './outline.js';
 import { TAKEN_BY_WORKER, type OutlineReply, type OutlineRequest } from './outline-protocol.js';
 
 /**
- * The outline pool's thread (outline-pool.ts): parses the texts it is sent with its own syntax
- * engine, the newest first, skipping any the caller took back, and answers each with its outline
- * (or an error, which the caller answers by parsing itself). Nothing is remembered here: the
- * caller's memo keeps the outlines.
+ * The outline pool's thread (outline-pool.ts): parses the blocks it is sent with its own syntax
+ * engine, the newest first, skipping any the caller took back, and answers each with its block
+ * outline (or an error, which the caller answers by parsing itself). Nothing is remembered here:
+ * the caller's engine keeps the outlines.
  */
 const { slots } = workerData as { slots: Int32Array };
 const engine = createSyntaxEngine();
@@ -35,11 +35,11 @@ async function drain(): Promise<void> {
   draining = false;
 }
 
-async function outlineOf({ id, languageId, content }: OutlineRequest): Promise<OutlineReply> {
+async function outlineOf({ id, languageId, content, codeBefore }: OutlineRequest): Promise<OutlineReply> {
   const language = byId.get(languageId);
   if (language === undefined) return { id, error: `no language ${languageId}` };
   try {
-    return { id, items: await engine.withTree(language, content, (tree) => buildSyntaxOutline(tree, content, language)) };
+    return { id, block: await engine.withTree(language, content, (tree) => outlineBlock(tree, content, language, codeBefore)) };
   } catch (error) {
     return { id, error: error instanceof Error ? error.message : String(error) };
   }

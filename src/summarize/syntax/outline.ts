@@ -3,6 +3,12 @@ import type { Tree } from 'web-tree-sitter';
 import { namedChildrenOf, type LanguageSpec, type SyntaxNode } from '../languages/types.js';
 import type { OutlineItem } from '../outline/types.js';
 
+/**
+ * Part of every detailed-level cache key and of the outline block store's version: bump when
+ * outlines change. 6: a file is outlined block by block (blocks.ts).
+ */
+export const OUTLINE_VERSION = 6;
+
 /** Longest run of rows kept for a definition or import that has no body to elide. */
 export const MAX_VERBATIM_ROWS = 20;
 
@@ -16,16 +22,52 @@ export const INLINE_MARKER = '…';
  * top-level statements. Comments directly above a definition travel with it.
  */
 export function buildSyntaxOutline(tree: Tree, content: string, language: LanguageSpec): OutlineItem[] {
+  const block = outlineBlock(tree, content, language, false);
+  return withListedExports(block.items, block.listed);
+}
+
+/** Names a text exports by a list (LanguageSpec.moduleExports), as plain data. */
+export interface ListedExports {
+  names: string[];
+  exclusive: boolean;
+}
+
+/**
+ * The outline of one top-level block of a file (blocks.ts), parsed on its own: its items before a
+ * module's export list is applied (the list may sit in another block), the list it holds, and
+ * whether code was seen by its end. `codeBefore`: code came in an earlier block (the comments and
+ * directive at its top are then no header). `error`: the parse hit a syntax error, so the block
+ * may have been cut in the wrong place and the whole file is parsed instead.
+ */
+export interface BlockOutline {
+  items: OutlineItem[];
+  listed?: ListedExports;
+  codeSeen: boolean;
+  error: boolean;
+}
+
+export function outlineBlock(tree: Tree, content: string, language: LanguageSpec, codeBefore: boolean): BlockOutline {
   const source = new SourceLines(content);
-  const items = new OutlineWalker(language, source).members(namedChildrenOf(tree.rootNode), 0, null, 0);
+  const walker = new OutlineWalker(language, source);
+  const items = walker.members(namedChildrenOf(tree.rootNode), 0, null, 0, codeBefore);
   const listed = language.moduleExports?.(tree.rootNode);
-  if (listed) {
-    for (const item of items) {
-      if (!item.isDefinition || item.name === undefined) continue;
-      item.exported = listed.exclusive ? listed.names.has(item.name) : item.exported || listed.names.has(item.name);
-    }
-  }
-  return items;
+  return {
+    items,
+    ...(listed ? { listed: { names: [...listed.names], exclusive: listed.exclusive } } : {}),
+    codeSeen: walker.codeSeen,
+    error: tree.rootNode.hasError,
+  };
+}
+
+/** Top-level items with a module's export list applied (copies of the items it changes). */
+export function withListedExports(items: OutlineItem[], listed: ListedExports | undefined): OutlineItem[] {
+  if (!listed) return items;
+  const names = new Set(listed.names);
+  return items.map((item) => {
+    if (!item.isDefinition || item.name === undefined) return item;
+    const exported = listed.exclusive ? names.has(item.name) : item.exported || names.has(item.name);
+    return exported === item.exported ? item : { ...item, exported };
+  });
 }
 
 class SourceLines {
@@ -70,15 +112,18 @@ interface Resolved {
 }
 
 class OutlineWalker {
+  /** Whether top-level code was seen (after the last members() call at depth 0). */
+  codeSeen = false;
+
   constructor(
     private readonly lang: LanguageSpec,
     private readonly src: SourceLines,
   ) {}
 
-  members(nodes: SyntaxNode[], depth: number, container: SyntaxNode | null, minRow: number): OutlineItem[] {
+  members(nodes: SyntaxNode[], depth: number, container: SyntaxNode | null, minRow: number, codeBefore = false): OutlineItem[] {
     const items: OutlineItem[] = [];
     let pending: SyntaxNode[] = [];
-    let seenCode = false;
+    let seenCode = codeBefore;
     // Last row already rendered: a trailing comment or statement on it (`}  // namespace x`) is not repeated.
     let covered = minRow - 1;
     const flushComments = (nodes: SyntaxNode[]) => {
@@ -110,6 +155,7 @@ class OutlineWalker {
       seenCode = true;
     }
     flushComments(pending);
+    if (depth === 0) this.codeSeen = seenCode;
     return items;
   }
 

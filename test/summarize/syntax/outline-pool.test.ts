@@ -4,17 +4,22 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { languageForPath } from '../../../src/summarize/languages/index.js';
 import { createSyntaxEngine } from '../../../src/summarize/syntax/engine.js';
-import { buildSyntaxOutline } from '../../../src/summarize/syntax/outline.js';
-import { claimOutline, outlinePoolCounts, prefetchOutline } from '../../../src/summarize/syntax/outline-pool.js';
+import { splitBlocks } from '../../../src/summarize/syntax/blocks.js';
+import { buildSyntaxOutline, outlineBlock } from '../../../src/summarize/syntax/outline.js';
+import { claimBlock, outlinePoolCounts, prefetchBlock } from '../../../src/summarize/syntax/outline-pool.js';
 
 // The pool's worker is the build's dist/src/summarize/syntax/outline-worker.js (`npm test` builds first).
 
 const syntax = createSyntaxEngine();
 
-/** An outline parsed here, past the process memo (withTree, not outline). */
-async function parsedHere(path: string, content: string) {
+/** A block outline parsed here (withTree, not the engine's outline). */
+async function parsedHere(path: string, content: string, codeBefore = false) {
   const language = languageForPath(path)!;
-  return syntax.withTree(language, content, (tree) => buildSyntaxOutline(tree, content, language));
+  return syntax.withTree(language, content, (tree) => outlineBlock(tree, content, language, codeBefore));
+}
+
+function prefetchOutline(path: string, content: string, codeBefore = false): void {
+  prefetchBlock(content, languageForPath(path)!.id, codeBefore);
 }
 
 /** A distinct source text per index, with definitions nested two deep. */
@@ -40,11 +45,11 @@ describe('outline pool (a second thread parses new blobs)', () => {
     expect(outlinePoolCounts().parsedByWorker).toBe(before + texts.length);
     for (const t of texts) {
       const language = languageForPath(t.path)!;
-      const claimed = claimOutline(t.content, language.id);
+      const claimed = claimBlock(t.content, language.id, false);
       expect(claimed).toBeDefined();
       expect(await claimed).toEqual(await parsedHere(t.path, t.content));
       // handed over once: the engine keeps it in its memo from here
-      expect(claimOutline(t.content, language.id)).toBeUndefined();
+      expect(claimBlock(t.content, language.id, false)).toBeUndefined();
     }
   });
 
@@ -55,7 +60,7 @@ describe('outline pool (a second thread parses new blobs)', () => {
     const language = languageForPath('a.ts')!;
     let here = 0;
     for (const t of texts) {
-      const claimed = claimOutline(t.content, language.id);
+      const claimed = claimBlock(t.content, language.id, false);
       if (claimed === undefined) here++;
       const items = claimed === undefined ? await parsedHere(t.path, t.content) : await claimed;
       expect(items).toEqual(await parsedHere(t.path, t.content));
@@ -75,46 +80,80 @@ describe('outline pool (a second thread parses new blobs)', () => {
     for (let i = 0; i < 6000; i++) {
       const content = `export const v${i} = ${i};\n`;
       prefetchOutline(`src/v${i}.ts`, content);
-      const claimed = claimOutline(content, language.id);
+      const claimed = claimBlock(content, language.id, false);
       if (claimed) waits.push(claimed);
     }
     await Promise.all(waits);
-    const claimed = claimOutline(first, language.id);
+    const claimed = claimBlock(first, language.id, false);
     const items = claimed === undefined ? await parsedHere('src/first.ts', first) : await claimed;
     expect(items).toEqual(await parsedHere('src/first.ts', first));
   }, 120_000);
 
-  it('the engine answers from the pool: its outline equals a parse here', async () => {
+  it('the engine answers from the pool: its outline equals a parse of the whole file here', async () => {
+    const engine = createSyntaxEngine();
     const path = 'lib/engine-pool.py';
     const content = source('py', 5000);
     const before = outlinePoolCounts().parsedByWorker;
-    prefetchOutline(path, content);
+    engine.prefetch([{ path, content }]);
     await until(() => outlinePoolCounts().parsedByWorker > before);
-    expect(await createSyntaxEngine().outline(languageForPath(path)!, content)).toEqual(await parsedHere(path, content));
+    const language = languageForPath(path)!;
+    expect(await engine.outline(language, content)).toEqual(await syntax.withTree(language, content, (tree) => buildSyntaxOutline(tree, content, language)));
+  });
+
+  it('the engine prefetches each block of a long file: every one parsed once, on one thread or the other, and the outline equals a whole parse', async () => {
+    const engine = createSyntaxEngine();
+    const path = 'lib/long.ts';
+    const content = Array.from({ length: 30 }, (_, i) => source('ts', 60_000 + i)).join('\n');
+    const language = languageForPath(path)!;
+    const before = outlinePoolCounts();
+    engine.prefetch([{ path, content }]);
+    const items = await engine.outline(language, content);
+    expect(items).toEqual(await syntax.withTree(language, content, (tree) => buildSyntaxOutline(tree, content, language)));
+    const after = outlinePoolCounts();
+    // each block (an import, a class with its doc comment, a function, 30 times over) parsed once
+    expect(splitBlocks(content)).toHaveLength(90);
+    expect(after.parsedByWorker - before.parsedByWorker + after.takenBack - before.takenBack).toBe(90);
   });
 
   it('ignores texts without a grammar and texts it already has', async () => {
+    const engine = createSyntaxEngine();
     const before = outlinePoolCounts();
-    prefetchOutline('README.md', '# title\n');
-    expect(claimOutline('# title\n', 'markdown')).toBeUndefined();
+    engine.prefetch([{ path: 'README.md', content: '# title\n' }]);
+    expect(claimBlock('# title\n', 'markdown', false)).toBeUndefined();
     const content = source('go', 7000);
     prefetchOutline('a.go', content);
     prefetchOutline('b.go', content);
     await until(() => outlinePoolCounts().parsedByWorker > before.parsedByWorker);
-    const claimed = claimOutline(content, languageForPath('a.go')!.id);
+    const claimed = claimBlock(content, languageForPath('a.go')!.id, false);
     expect(await claimed).toEqual(await parsedHere('a.go', content));
     expect(outlinePoolCounts().parsedByWorker - before.parsedByWorker).toBe(1);
   });
 
+  it('keeps a block parsed with and without code before it apart', async () => {
+    const content = `// Header comment.\n'use strict';\n\nexport const a = 1;\n`;
+    const before = outlinePoolCounts().parsedByWorker;
+    prefetchOutline('c.js', content, false);
+    prefetchOutline('c.js', content, true);
+    await until(() => outlinePoolCounts().parsedByWorker >= before + 2);
+    const language = languageForPath('c.js')!;
+    const first = await claimBlock(content, language.id, false);
+    const later = await claimBlock(content, language.id, true);
+    expect(first).toEqual(await parsedHere('c.js', content, false));
+    expect(later).toEqual(await parsedHere('c.js', content, true));
+    // the header comment is the file's header only when no code came before it
+    expect(first!.items[0]!.isHeader).toBe(true);
+    expect(later!.items[0]!.isHeader).toBe(false);
+  });
+
   it('never keeps a process alive: one that claimed a text and left another unclaimed exits by itself', () => {
     const script = [
-      `const { prefetchOutline, claimOutline, outlinePoolCounts } = await import(${JSON.stringify(pathToFileURL(POOL_MODULE).href)});`,
-      `prefetchOutline('a.ts', 'export const a = 1;\\n');`,
-      `prefetchOutline('b.ts', 'export const b = 2;\\n');`,
+      `const { prefetchBlock, claimBlock, outlinePoolCounts } = await import(${JSON.stringify(pathToFileURL(POOL_MODULE).href)});`,
+      `prefetchBlock('export const a = 1;\\n', 'typescript', false);`,
+      `prefetchBlock('export const b = 2;\\n', 'typescript', false);`,
       // claimed once answered (no wait on the worker), the other never claimed
       `while (outlinePoolCounts().parsedByWorker < 2) await new Promise((r) => setTimeout(r, 10));`,
-      `const items = await claimOutline('export const a = 1;\\n', 'typescript');`,
-      `console.log(Array.isArray(items) ? 'claimed' : 'wrong');`,
+      `const items = await claimBlock('export const a = 1;\\n', 'typescript', false);`,
+      `console.log(Array.isArray(items?.items) ? 'claimed' : 'wrong');`,
     ].join('\n');
     // a generous limit that only catches a hang
     const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
