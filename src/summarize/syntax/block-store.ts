@@ -104,7 +104,9 @@ export function outlineBlockStore(cacheDir: string, options: OutlineBlockStoreOp
       added = false;
       let data: Buffer;
       try {
-        data = encodeFramed(MAGIC, VERSION, storedOf(entries, used, maxBytes));
+        const stored = storedOf(entries, used, maxBytes);
+        data = encodeFramed(MAGIC, VERSION, stored);
+        forgetDropped(entries, used, stored);
       } catch {
         return;
       }
@@ -135,6 +137,18 @@ function storedOf(entries: Map<string, Entry>, used: ReadonlySet<string>, maxByt
     ends.push(total);
   }
   return { keys: Buffer.concat(keys), ends: Uint32Array.from(ends), data: Buffer.concat(parts) };
+}
+
+/** Drop from memory what the save left out, so a long-lived process holds no more than the file. */
+function forgetDropped(entries: Map<string, Entry>, used: Set<string>, stored: Stored): void {
+  if (stored.ends.length === entries.size) return;
+  const kept = new Set<string>();
+  for (let i = 0; i < stored.ends.length; i++) kept.add(stored.keys.toString('latin1', i * KEY_BYTES, (i + 1) * KEY_BYTES));
+  for (const key of entries.keys()) {
+    if (kept.has(key)) continue;
+    entries.delete(key);
+    used.delete(key);
+  }
 }
 
 function decode(bytes: Buffer): BlockOutline | undefined {

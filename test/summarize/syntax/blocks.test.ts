@@ -228,6 +228,7 @@ describe('top-level blocks (blocks.ts)', () => {
 
   it.each([
     ['TypeScript', 'src/store.ts', TS],
+    ['TypeScript with CRLF line ends', 'src/crlf.ts', TS.replaceAll('\n', '\r\n')],
     ['Python', 'pkg/mod.py', PY],
     ['Go', 'p/run.go', GO],
   ])('a %s outline by blocks equals the outline of the whole file', async (_name, path, content) => {
@@ -321,6 +322,9 @@ describe('outline block store (block-store.ts)', () => {
     await small.outline(language, current.replace('return x', 'return x + 1'));
     expect(small.blockCounts()).toEqual({ kept: splitBlocks(current).length - 1, parsed: 1 });
     await small.save();
+    // what the save left out is gone from this process's memory too
+    await small.outline(language, `${old}\n\n`);
+    expect(small.blockCounts().kept).toBeLessThan(splitBlocks(current).length - 1 + splitBlocks(old).length - 1);
     const after = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
     await after.outline(language, current.replace('return x', 'return x + 2'));
     expect(after.blockCounts()).toEqual({ kept: splitBlocks(current).length - 1, parsed: 1 });
