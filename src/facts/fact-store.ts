@@ -4,7 +4,7 @@ import { open, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { decodeFrameAt, encodeFramed } from '../util/framed-file.js';
+import { appendFrame, decodeFrameAt, eachAppendedFrame, encodeFramed } from '../util/framed-file.js';
 
 /**
  * The persisted index: per-blob facts, content-addressed, in ONE file loaded with one read.
@@ -260,25 +260,8 @@ function createFactStore(path: string, payload: Payload, corrupt: string | undef
  */
 async function appendDelta(path: string, onDisk: OnDisk, delta: Delta): Promise<boolean> {
   const record = encodeFramed(DELTA_MAGIC, FACT_STORE_VERSION, delta);
-  let handle;
-  try {
-    handle = await open(path, 'a');
-  } catch {
-    return false;
-  }
-  try {
-    const info = await handle.stat();
-    // another process rewrote the store, or the deltas would outgrow the base
-    if (info.ino !== onDisk.ino || info.size < onDisk.baseBytes) return false;
-    if (info.size - onDisk.baseBytes + record.length > MAX_DELTA_SHARE * onDisk.baseBytes) return false;
-    let written = 0;
-    while (written < record.length) written += (await handle.write(record, written)).bytesWritten;
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await handle.close();
-  }
+  // not when another process rewrote the store, or the deltas would outgrow the base
+  return appendFrame(path, record, ({ ino, size }) => ino === onDisk.ino && size >= onDisk.baseBytes && size - onDisk.baseBytes + record.length <= MAX_DELTA_SHARE * onDisk.baseBytes);
 }
 
 /** The index directory ignores itself, so git never lists the store as an untracked file of the repository. */
@@ -305,20 +288,12 @@ function decode(data: Buffer): { payload: Payload; baseBytes: number; deltasInta
   if ('problem' in base) return base;
   const payload = base.value as Partial<Payload>;
   if (!(payload.facts instanceof Map && payload.collect instanceof Map && payload.stats instanceof Map && payload.commits instanceof Map)) return { problem: 'unexpected content' };
-  let deltasIntact = true;
-  for (let at = base.end; at < data.length; ) {
-    const frame = decodeFrameAt(data, at, DELTA_MAGIC, FACT_STORE_VERSION, 'aiwg index delta');
-    if ('problem' in frame || !isDelta(frame.value)) {
-      deltasIntact = false;
-      // a damaged delta is skipped: the next one starts at the next magic
-      const next = data.indexOf(DELTA_MAGIC, at + 1);
-      if (next < 0) break;
-      at = next;
-      continue;
-    }
-    applyDelta(payload as Payload, frame.value);
-    at = frame.end;
-  }
+  // a damaged delta is skipped
+  const { intact: deltasIntact } = eachAppendedFrame(data, base.end, DELTA_MAGIC, FACT_STORE_VERSION, 'aiwg index delta', (value) => {
+    if (!isDelta(value)) return false;
+    applyDelta(payload as Payload, value);
+    return true;
+  });
   return { payload: payload as Payload, baseBytes: base.end, deltasIntact };
 }
 

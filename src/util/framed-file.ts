@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { deserialize, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
 
@@ -56,4 +57,50 @@ export function readFramedSync(path: string, magic: Buffer, version: number, wha
   }
   const framed = decodeFramed(data, magic, version, what);
   return 'problem' in framed ? undefined : framed.value;
+}
+
+/**
+ * The frames appended after a file's first frame, from `at` on, each handed to `use` (which says
+ * whether its value is what it expects). A damaged frame, or one `use` refuses, is skipped: the
+ * next starts at the next `magic`. `intact` is false when one was skipped.
+ */
+export function eachAppendedFrame(data: Buffer, at: number, magic: Buffer, version: number, what: string, use: (value: unknown) => boolean): { intact: boolean } {
+  let intact = true;
+  while (at < data.length) {
+    const frame = decodeFrameAt(data, at, magic, version, what);
+    if ('problem' in frame || !use(frame.value)) {
+      intact = false;
+      const next = data.indexOf(magic, at + 1);
+      if (next < 0) break;
+      at = next;
+      continue;
+    }
+    at = frame.end;
+  }
+  return { intact };
+}
+
+/**
+ * Append `record` (a frame) to the file at `path` in one write, when `accept` agrees given the
+ * file's inode and size as found; false when it does not, or the file cannot be opened or
+ * written (the caller rewrites the file whole).
+ */
+export async function appendFrame(path: string, record: Buffer, accept: (file: { ino: number; size: number }) => boolean): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(path, 'a');
+  } catch {
+    return false;
+  }
+  try {
+    const info = await handle.stat();
+    if (!accept({ ino: info.ino, size: info.size })) return false;
+    let written = 0;
+    while (written < record.length) written += (await handle.write(record, written)).bytesWritten;
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await handle.close();
+  }
 }

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { indexDirOf } from '../../cache/cache-dir.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
-import { encodeFramed, readFramedSync } from '../../util/framed-file.js';
+import { appendFrame, decodeFrameAt, eachAppendedFrame, encodeFramed } from '../../util/framed-file.js';
+import { readFileSync } from 'node:fs';
 import { OUTLINE_VERSION, type BlockOutline } from './outline.js';
 
 /**
@@ -11,10 +12,12 @@ import { OUTLINE_VERSION, type BlockOutline } from './outline.js';
  * `<cache dir>/index/outline-blocks.bin` and keyed by language, the code-before flag and the
  * block's text, so a file that changed is parsed only in the blocks that changed (a checkout 20
  * commits away changes 16% of the bytes of vite's changed files that a run shows). The file is
- * read on the first lookup, once per process; each entry is decoded when asked for. A save writes
- * the entries this process used or made first, then the others in their order, up to
- * MAX_STORE_BYTES: the least recently used go. Another version or a damaged file is a miss, never
- * an error; two processes saving at once lose one's new entries, which only costs a parse.
+ * read on the first lookup, once per process; each entry is decoded when asked for. It is a run of
+ * self-contained frames: a save appends one frame with the entries it made, in one write, while
+ * the file stays within MAX_STORE_BYTES; past that it rewrites the file with the entries this
+ * process used first, then the others newest first, up to REWRITE_SHARE of it: the least recently
+ * used go. Another version or a damaged file is a miss, never an error (a damaged frame loses only
+ * its own entries); two processes rewriting at once lose one's new entries, which only costs parses.
  */
 export interface OutlineBlockStore {
   get(languageId: string, codeBefore: boolean, text: string): BlockOutline | undefined;
@@ -24,12 +27,14 @@ export interface OutlineBlockStore {
 }
 
 export interface OutlineBlockStoreOptions {
-  /** Serialised outlines kept, in bytes; default MAX_STORE_BYTES. */
+  /** The file's size at most, in bytes; default MAX_STORE_BYTES. */
   maxBytes?: number;
 }
 
-/** Serialised outlines kept, in bytes: a few runs' worth of shown files on a large repository. */
-export const MAX_STORE_BYTES = 32 * 1024 * 1024;
+/** The file's size at most: a few runs' worth of shown files on a large repository (~16 ms to load). */
+export const MAX_STORE_BYTES = 16 * 1024 * 1024;
+/** A rewrite keeps this share of MAX_STORE_BYTES, leaving room for the frames of later saves. */
+const REWRITE_SHARE = 0.75;
 const MAGIC = Buffer.from('AIWGOBLK', 'latin1');
 /** The file's format and the outline version (its entries are outlines): either changing is a miss. */
 const FORMAT = 1;
@@ -57,20 +62,35 @@ export function outlineBlockStore(cacheDir: string, options: OutlineBlockStoreOp
   let entries: Map<string, Entry> | undefined;
   /** Keys used or made since the file was read, most recent last. */
   const used = new Set<string>();
-  let added = false;
+  /** Keys made since the last save, in order: the next frame. */
+  let fresh: string[] = [];
 
   const load = (): Map<string, Entry> => {
     if (entries) return entries;
-    entries = new Map();
-    const stored = readFramedSync(path, MAGIC, VERSION, 'aiwg outline block store') as Partial<Stored> | undefined;
-    if (!isStored(stored)) return entries;
-    let start = 0;
-    for (let i = 0; i < stored.ends.length; i++) {
-      const end = stored.ends[i]!;
-      entries.set(stored.keys.toString('latin1', i * KEY_BYTES, (i + 1) * KEY_BYTES), { bytes: stored.data.subarray(start, end) });
-      start = end;
+    const loaded = new Map<string, Entry>();
+    entries = loaded;
+    let data: Buffer;
+    try {
+      data = readFileSync(path);
+    } catch {
+      return loaded;
     }
-    return entries;
+    const what = 'aiwg outline block store';
+    const add = (value: unknown): boolean => {
+      const stored = value as Partial<Stored> | undefined;
+      if (!isStored(stored)) return false;
+      let start = 0;
+      for (let i = 0; i < stored.ends.length; i++) {
+        const end = stored.ends[i]!;
+        loaded.set(stored.keys.toString('latin1', i * KEY_BYTES, (i + 1) * KEY_BYTES), { bytes: stored.data.subarray(start, end) });
+        start = end;
+      }
+      return true;
+    };
+    const first = decodeFrameAt(data, 0, MAGIC, VERSION, what);
+    if ('problem' in first || !add(first.value)) return loaded;
+    eachAppendedFrame(data, first.end, MAGIC, VERSION, what, add);
+    return loaded;
   };
   const touch = (key: string) => {
     used.delete(key);
@@ -95,18 +115,29 @@ export function outlineBlockStore(cacheDir: string, options: OutlineBlockStoreOp
     },
     put(languageId, codeBefore, text, block) {
       const key = keyOf(languageId, codeBefore, text);
-      load().set(key, { block });
+      const known = load();
+      if (!known.has(key)) fresh.push(key);
+      known.set(key, { block });
       touch(key);
-      added = true;
     },
     async save() {
-      if (!added || entries === undefined) return;
-      added = false;
+      if (fresh.length === 0 || entries === undefined) return;
+      const current = entries;
+      const made = fresh;
+      fresh = [];
+      let record: Buffer;
+      try {
+        record = encodeFramed(MAGIC, VERSION, storedOf(made, current, Infinity));
+      } catch {
+        return;
+      }
+      // appended while the file (ours, or another process's rewrite: frames stand alone) stays within the limit
+      if (await appendFrame(path, record, ({ size }) => size > 0 && size + record.length <= maxBytes)) return;
       let data: Buffer;
       try {
-        const stored = storedOf(entries, used, maxBytes);
+        const stored = storedOf(rewriteOrder(current, used), current, maxBytes * REWRITE_SHARE);
         data = encodeFramed(MAGIC, VERSION, stored);
-        forgetDropped(entries, used, stored);
+        forgetDropped(current, used, stored);
       } catch {
         return;
       }
@@ -119,24 +150,31 @@ function keyOf(languageId: string, codeBefore: boolean, text: string): string {
   return createHash('sha256').update(`${languageId}\0${codeBefore ? 1 : 0}\0`).update(text).digest().toString('latin1', 0, KEY_BYTES);
 }
 
-/** The entries to write: the used ones, most recent first, then the rest, within `maxBytes`. */
-function storedOf(entries: Map<string, Entry>, used: ReadonlySet<string>, maxBytes: number): Stored {
+/** A rewrite's order: the entries used, most recent first, then the rest, newest first. */
+function rewriteOrder(entries: Map<string, Entry>, used: ReadonlySet<string>): string[] {
   const order = [...used].reverse();
-  for (const key of entries.keys()) if (!used.has(key)) order.push(key);
-  const keys: Buffer[] = [];
+  const rest = [...entries.keys()].filter((key) => !used.has(key));
+  for (let i = rest.length - 1; i >= 0; i--) order.push(rest[i]!);
+  return order;
+}
+
+/** The entries of `keys`, in order, while their outlines fit in `maxBytes`. */
+function storedOf(keys: readonly string[], entries: Map<string, Entry>, maxBytes: number): Stored {
+  const keyBytes: Buffer[] = [];
   const parts: Buffer[] = [];
   const ends: number[] = [];
   let total = 0;
-  for (const key of order) {
-    const entry = entries.get(key)!;
+  for (const key of keys) {
+    const entry = entries.get(key);
+    if (entry === undefined) continue;
     const bytes = entry.bytes ?? serialize(entry.block);
     if (total + bytes.length > maxBytes) break;
     total += bytes.length;
-    keys.push(Buffer.from(key, 'latin1'));
+    keyBytes.push(Buffer.from(key, 'latin1'));
     parts.push(bytes);
     ends.push(total);
   }
-  return { keys: Buffer.concat(keys), ends: Uint32Array.from(ends), data: Buffer.concat(parts) };
+  return { keys: Buffer.concat(keyBytes), ends: Uint32Array.from(ends), data: Buffer.concat(parts) };
 }
 
 /** Drop from memory what the save left out, so a long-lived process holds no more than the file. */

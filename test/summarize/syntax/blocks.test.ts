@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -289,6 +289,37 @@ describe('outline block store (block-store.ts)', () => {
     expect(later.blockCounts()).toEqual({ kept: splitBlocks(edited).length - 1, parsed: 1 });
   });
 
+  it('a save appends a frame with the blocks it made; a damaged frame loses only its own blocks', async () => {
+    const dir = cacheDir();
+    const file = join(dir, 'index', 'outline-blocks.bin');
+    const language = languageForPath('src/store.ts')!;
+    const first = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+    const original = variant(TS, 'append test');
+    await first.outline(language, original);
+    await first.save();
+    const base = readFileSync(file);
+    // a later process adds one changed block: the file grows by one frame, its start unchanged
+    const edited = original.replace('const x5 = n + 5;', 'const x5 = n + 55;');
+    const second = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+    await second.outline(language, edited);
+    expect(second.blockCounts()).toEqual({ kept: splitBlocks(edited).length - 1, parsed: 1 });
+    await second.save();
+    const grown = readFileSync(file);
+    expect(grown.length).toBeGreaterThan(base.length);
+    expect(grown.length - base.length).toBeLessThan(base.length / 2);
+    expect(grown.subarray(0, base.length).equals(base)).toBe(true);
+    const third = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+    await third.outline(language, `${edited}\n`);
+    expect(third.blockCounts()).toEqual({ kept: splitBlocks(edited).length - 1, parsed: 1 });
+    // a flipped byte in the appended frame: its block is parsed again, the base still serves
+    const damaged = Buffer.from(grown);
+    damaged[grown.length - 3] = damaged[grown.length - 3]! ^ 0xff;
+    writeFileSync(file, damaged);
+    const fourth = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+    await fourth.outline(language, `${edited}\n\n`);
+    expect(fourth.blockCounts()).toEqual({ kept: splitBlocks(edited).length - 2, parsed: 2 });
+  });
+
   it('a damaged or foreign store file is a miss, never an error, and the next save replaces it', async () => {
     const dir = cacheDir();
     mkdirSync(join(dir, 'index'), { recursive: true });
@@ -316,9 +347,9 @@ describe('outline block store (block-store.ts)', () => {
     await seed.outline(language, old);
     await seed.outline(language, current);
     await seed.save();
-    // a process that uses the current version's blocks and adds one, with room for about half of what was kept
+    // a process that uses the current version's blocks and adds one, with room for a little more than one of the two versions once it rewrites (REWRITE_SHARE)
     const bytes = statSync(join(dir, 'index', 'outline-blocks.bin')).size;
-    const small = createSyntaxEngine({ blocks: outlineBlockStore(dir, { maxBytes: Math.floor(bytes * 0.6) }) });
+    const small = createSyntaxEngine({ blocks: outlineBlockStore(dir, { maxBytes: Math.floor(bytes * 0.8) }) });
     await small.outline(language, current.replace('return x', 'return x + 1'));
     expect(small.blockCounts()).toEqual({ kept: splitBlocks(current).length - 1, parsed: 1 });
     await small.save();
