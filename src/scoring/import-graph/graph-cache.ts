@@ -4,8 +4,8 @@ import type { CandidateFile } from '../../types.js';
 import { indexDirOf } from '../../cache/cache-dir.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { encodeFramed, readFramedSync } from '../../util/framed-file.js';
-import { edgeMaps, resolveChangedFiles, type ImportGraph } from './index.js';
-import { projectIndexIfReadsHold, type ConfigRead } from './project.js';
+import { edgeMaps, resolveKeptGraph, watchedBy, type ImportGraph, type Watches } from './index.js';
+import { buildProjectIndex, pathChangeKeys, readHolds, type ConfigRead } from './project.js';
 
 /**
  * The import graph of the last one-shot run, kept in `<cache dir>/index/import-graph.bin`, so a
@@ -13,17 +13,18 @@ import { projectIndexIfReadsHold, type ConfigRead } from './project.js';
  * 27k files: ~200 ms). A graph is a function of the candidate files alone (the resolvers see only
  * their paths and, through the project index, their contents: config files are candidates too)
  * and of the resolvers' code, so it is keyed by every candidate's path and content hash and by
- * IMPORT_GRAPH_VERSION, which goes up with any change to a resolver. Over the same paths with some
- * contents changed (a checkout, an edit), the kept graph still serves when every config read it
- * made still holds: only the changed files are resolved again (resolveChangedFiles). Another
- * version or a damaged file is a miss, never an error. Edges are stored as positions in the
- * candidate list. A long-lived process keeps its graph in memory and updates it (derived.ts): it
- * never reads this.
+ * IMPORT_GRAPH_VERSION, which goes up with any change to a resolver. Over other files (a
+ * checkout, an edit, files added or removed), the kept graph is updated: the changed and added
+ * files are resolved again, and so are the files whose resolution watched what changed (a lookup
+ * in a directory that gained or lost a file, a config read that no longer holds: watchResolution),
+ * the rest keep their edges (resolveKeptGraph). Another version or a damaged file is a miss, never
+ * an error. Edges are stored as positions in the kept candidate list. A long-lived process keeps
+ * its graph in memory and updates it (derived.ts): it never reads this.
  */
-export const IMPORT_GRAPH_VERSION = 1;
+export const IMPORT_GRAPH_VERSION = 2;
 const MAGIC = Buffer.from('AIWGIMP1', 'latin1');
 const FILE_NAME = 'import-graph.bin';
-/** Above this share of changed files the kept graph is not updated: a full build is no slower. */
+/** Above this share of changed, added and removed files the kept graph is not updated: a full build is no slower. */
 const MAX_CHANGED_SHARE = 0.25;
 
 type KeptGraph = Pick<ImportGraph, 'imports' | 'importers' | 'warnings'>;
@@ -37,8 +38,8 @@ export interface ImportGraphCache {
 
 interface Stored {
   key: string;
-  /** The candidate paths alone, in order. */
-  pathsKey: string;
+  /** The candidate paths, in order, each ended by a NUL (one buffer: cheap to load, split only when the paths changed). */
+  paths: Buffer;
   /** Each candidate's content hash, in order. */
   hashes: string[];
   /** Per file with edges: its position, its edge count, then its targets' positions. */
@@ -48,6 +49,8 @@ interface Stored {
   /** The lookups of every config read (their values are functions: read again on use), by key. */
   configs: Array<[key: string, read: KeptRead]>;
   warnings: string[];
+  /** What each resolution watched (watchResolution): per key, the positions of the files that recorded it, from `ends[i-1]` to `ends[i]` in `files`. */
+  watches: { keys: string[]; ends: Uint32Array; files: Uint32Array };
 }
 
 type KeptRead = Pick<ConfigRead, 'lookups'>;
@@ -69,18 +72,30 @@ export function importGraphCache(cacheDir: string): ImportGraphCache {
     load(files) {
       const stored = readFramedSync(path, MAGIC, IMPORT_GRAPH_VERSION, 'aiwg import graph') as Partial<Stored> | undefined;
       if (!isStored(stored)) return undefined;
-      if (stored.key === keys(files).key) return decodeEdges(files, stored.edges, stored.warnings);
-      // the same paths with some contents changed: resolve those again, if the config reads hold
-      if (stored.pathsKey !== keys(files).paths || stored.hashes.length !== files.length) return undefined;
-      const changed = files.filter((file, i) => file.hash !== stored.hashes[i]);
-      if (changed.length > MAX_CHANGED_SHARE * files.length) return undefined;
+      if (stored.key === keyOf(files)) {
+        const kept = keptEdges(files.map((file) => file.path), stored.edges);
+        return kept && { ...edgeMaps(files, kept), warnings: stored.warnings };
+      }
+      // other files: resolve again what may resolve otherwise
+      const keptPaths = stored.paths.toString('utf8').split('\0').slice(0, -1);
+      if (keptPaths.length !== stored.hashes.length) return undefined;
+      const keptHash = new Map(keptPaths.map((p, i) => [p, stored.hashes[i]!]));
+      const present = new Set(files.map((file) => file.path));
+      const added = files.filter((file) => !keptHash.has(file.path)).map((file) => file.path);
+      const changed = files.filter((file) => keptHash.has(file.path) && keptHash.get(file.path) !== file.hash).map((file) => file.path);
+      const removed = keptPaths.filter((p) => !present.has(p));
+      if (added.length + changed.length + removed.length > MAX_CHANGED_SHARE * files.length) return undefined;
+      const imports = keptEdges(keptPaths, stored.edges);
+      const watches = keptWatches(keptPaths, stored.watches);
+      if (!imports || !watches) return undefined;
+      const project = buildProjectIndex(files);
       const reads = new Map(stored.configs);
-      const project = projectIndexIfReadsHold(files, reads.values());
-      const kept = project && decodeEdges(files, stored.edges, []);
-      if (!project || !kept) return undefined;
-      const fileWarnings = new Map(stored.fileWarnings.map(([position, warnings]) => [files[position]?.path ?? '', warnings]));
-      const graph = resolveChangedFiles(files, project, { imports: kept.imports, fileWarnings }, changed);
-      // the reads the unchanged files were resolved through hold still, and are kept with the new ones
+      const failed = [...reads].filter(([, read]) => !readHolds(read, project)).map(([key]) => key);
+      const again = watchedBy(watches, pathChangeKeys({ added, removed, changed }, failed), new Set([...added, ...changed]));
+      const fileWarnings = new Map(stored.fileWarnings.map(([position, warnings]) => [keptPaths[position] ?? '', warnings]));
+      const graph = resolveKeptGraph(files, project, { imports, fileWarnings, watches }, again, removed);
+      // the reads the other files were resolved through hold still, and are kept with the new ones
+      for (const key of failed) reads.delete(key);
       keep(files, graph, new Map([...reads, ...graph.basis!.project.configs]));
       return graph;
     },
@@ -89,41 +104,43 @@ export function importGraphCache(cacheDir: string): ImportGraphCache {
 }
 
 /**
- * The two keys of a candidate list: every path and content hash in order (`key`), and the paths
- * alone (`paths`). Worked out once per list: a run that misses builds and saves with the same list.
+ * The key of a candidate list: every path and content hash in order. Worked out once per list: a
+ * run that misses builds and saves with the same list.
  */
-const keysOf = new WeakMap<readonly CandidateFile[], { key: string; paths: string }>();
-function keys(files: readonly CandidateFile[]): { key: string; paths: string } {
+const keysOf = new WeakMap<readonly CandidateFile[], string>();
+function keyOf(files: readonly CandidateFile[]): string {
   let found = keysOf.get(files);
   if (found === undefined) {
     const key = createHash('sha256').update(`import-graph@${IMPORT_GRAPH_VERSION}\n`);
-    const paths = createHash('sha256').update(`import-graph paths@${IMPORT_GRAPH_VERSION}\n`);
-    for (const file of files) {
-      key.update(`${file.path}\0${file.hash}\n`);
-      paths.update(`${file.path}\n`);
-    }
-    found = { key: key.digest('hex'), paths: paths.digest('hex') };
+    for (const file of files) key.update(`${file.path}\0${file.hash}\n`);
+    found = key.digest('hex');
     keysOf.set(files, found);
   }
   return found;
 }
 
 function isStored(value: Partial<Stored> | undefined): value is Stored {
+  const watches = value?.watches;
   return (
     value !== undefined &&
     typeof value.key === 'string' &&
-    typeof value.pathsKey === 'string' &&
+    Buffer.isBuffer(value.paths) &&
     Array.isArray(value.hashes) &&
     value.edges instanceof Uint32Array &&
     Array.isArray(value.fileWarnings) &&
     Array.isArray(value.configs) &&
-    Array.isArray(value.warnings)
+    Array.isArray(value.warnings) &&
+    watches !== undefined &&
+    Array.isArray(watches.keys) &&
+    watches.ends instanceof Uint32Array &&
+    watches.files instanceof Uint32Array &&
+    watches.ends.length === watches.keys.length
   );
 }
 
-/** What is kept of a graph; undefined for a graph without its basis, or whose edges leave the candidates. */
+/** What is kept of a graph; undefined for a graph without its basis or watches, or whose edges leave the candidates. */
 function storedGraph(files: readonly CandidateFile[], graph: ImportGraph, reads: ReadonlyMap<string, KeptRead> | undefined): Stored | undefined {
-  if (graph.basis === undefined) return undefined;
+  if (graph.basis?.watches === undefined) return undefined;
   const position = new Map(files.map((file, i) => [file.path, i]));
   const edges: number[] = [];
   for (const [path, targets] of graph.imports) {
@@ -142,32 +159,65 @@ function storedGraph(files: readonly CandidateFile[], graph: ImportGraph, reads:
     if (at === undefined) return undefined;
     fileWarnings.push([at, warnings]);
   }
+  // watches of files that are gone are dropped (they only ever make more files resolve again)
+  const watchKeys: string[] = [];
+  const ends: number[] = [];
+  const watchFiles: number[] = [];
+  for (const [key, paths] of graph.basis.watches) {
+    for (const p of paths) {
+      const at = position.get(p);
+      if (at !== undefined) watchFiles.push(at);
+    }
+    if (watchFiles.length === (ends.at(-1) ?? 0)) continue;
+    watchKeys.push(key);
+    ends.push(watchFiles.length);
+  }
   return {
-    key: keys(files).key,
-    pathsKey: keys(files).paths,
+    key: keyOf(files),
+    paths: Buffer.from(files.map((file) => `${file.path}\0`).join(''), 'utf8'),
     hashes: files.map((file) => file.hash),
     edges: Uint32Array.from(edges),
     fileWarnings,
     configs: [...(reads ?? graph.basis.project.configs)].map(([key, read]) => [key, { lookups: read.lookups }]),
     warnings: graph.warnings,
+    watches: { keys: watchKeys, ends: Uint32Array.from(ends), files: Uint32Array.from(watchFiles) },
   };
 }
 
-/** The graph buildImportGraph gives, from the stored positions; undefined when one is out of range. */
-function decodeEdges(files: readonly CandidateFile[], edges: Uint32Array, warnings: string[]): KeptGraph | undefined {
+/** Each kept file's targets, by path, from the stored positions; undefined when one is out of range. */
+function keptEdges(paths: readonly string[], edges: Uint32Array): Map<string, string[]> | undefined {
   const targetsByPath = new Map<string, string[]>();
   for (let at = 0; at < edges.length; ) {
-    const from = files[edges[at]!];
+    const from = paths[edges[at]!];
     const count = edges[at + 1];
     if (from === undefined || count === undefined || at + 2 + count > edges.length) return undefined;
     const targets: string[] = [];
     for (let k = 0; k < count; k++) {
-      const target = files[edges[at + 2 + k]!];
+      const target = paths[edges[at + 2 + k]!];
       if (target === undefined) return undefined;
-      targets.push(target.path);
+      targets.push(target);
     }
-    targetsByPath.set(from.path, targets);
+    targetsByPath.set(from, targets);
     at += 2 + count;
   }
-  return { ...edgeMaps(files, targetsByPath), warnings };
+  return targetsByPath;
+}
+
+/** The stored watches by key, with paths for positions; undefined when one is out of range. */
+function keptWatches(paths: readonly string[], stored: Stored['watches']): Watches | undefined {
+  const watches: Watches = new Map();
+  let start = 0;
+  for (let i = 0; i < stored.keys.length; i++) {
+    const end = stored.ends[i]!;
+    if (end < start || end > stored.files.length) return undefined;
+    const set = new Set<string>();
+    for (let k = start; k < end; k++) {
+      const p = paths[stored.files[k]!];
+      if (p === undefined) return undefined;
+      set.add(p);
+    }
+    watches.set(stored.keys[i]!, set);
+    start = end;
+  }
+  return watches;
 }

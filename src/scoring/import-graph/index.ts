@@ -5,7 +5,7 @@ import { readFact, type FactKind } from '../../facts/fact-kind.js';
 import { goSupport } from './go.js';
 import { javaSupport } from './java.js';
 import type { LanguageSupport } from './language.js';
-import { buildProjectIndex, type ProjectIndex } from './project.js';
+import { buildProjectIndex, carryReads, pathChangeKeys, watchResolution, type ProjectIndex } from './project.js';
 import { pythonSupport } from './python.js';
 import { rustSupport } from './rust.js';
 import { typescriptSupport } from './typescript.js';
@@ -49,6 +49,8 @@ interface GraphBasis {
    * content address on every read, so later graphs add to it (a full resolve starts a new one).
    */
   specifiers: SpecifierCache;
+  /** What each file's resolution watched (absent for a graph kept without it: a path change then resolves every file). */
+  watches?: Watches;
 }
 
 type SpecifierCache = Map<string, { file: CandidateFile; specifiers: string[] }>;
@@ -65,68 +67,136 @@ export function buildImportGraph(files: readonly CandidateFile[], languages: rea
  * The graph of `files` from the graph of an earlier set and what changed since: equal to
  * `buildImportGraph(files)`. A file's edges depend on its own specifiers, on which paths exist
  * and on the config files the resolvers read (readConfig); so when only contents changed and
- * every config read still holds, only the changed files are resolved again. An added or removed
- * path, or a changed file a config read looked at, resolves every file again, reusing each config
- * read that still holds (the tsconfig aliases of an unchanged tsconfig are not read again).
+ * every config read still holds, only the changed files are resolved again. When paths come or
+ * go, or a config read no longer holds, the files resolved again are the changed and added ones
+ * and those whose resolution watched what changed (watchResolution: a lookup in a directory that
+ * gained or lost a file, of a base name that came or went, through a config read that no longer
+ * holds); each config read that still holds is reused (the tsconfig aliases of an unchanged
+ * tsconfig are not read again).
  */
 export function updateImportGraph(previous: ImportGraph, files: readonly CandidateFile[], changes: FileChanges, languages: readonly LanguageSupport[] = LANGUAGES): ImportGraph {
   const basis = previous.basis;
   if (basis === undefined || basis.languages !== languages) return buildImportGraph(files, languages);
-  const project = changesPaths(changes) ? null : basis.project.withContents(files);
-  if (project === null) return resolveAll(files, languages, basis.project.withPaths(files, changes), basis.specifiers);
-  const specifiers = basis.specifiers;
-  const resolver = prepareResolver(project, languages, specifiers);
-  const imports = new Map(previous.imports);
-  const importers = new Map(previous.importers);
-  const fileWarnings = new Map(basis.fileWarnings);
-  for (const { after: file } of changes.changed) {
-    const was = imports.get(file.path) ?? [];
-    const { targets, warnings } = resolver(file);
-    setOrDelete(imports, file.path, targets);
-    setOrDelete(fileWarnings, file.path, warnings);
-    for (const t of was) if (!targets.includes(t)) setOrDelete(importers, t, (importers.get(t) ?? []).filter((p) => p !== file.path));
-    for (const t of targets) if (!was.includes(t)) importers.set(t, insertSorted(importers.get(t) ?? [], file.path));
+  const sameReads = changesPaths(changes) ? null : basis.project.withContents(files);
+  const project = sameReads ?? basis.project.withPaths(files, changes);
+  if (sameReads === null && basis.watches === undefined) return resolveAll(files, languages, project, basis.specifiers);
+  const again = new Set([...changes.added.map((f) => f.path), ...changes.changed.map((c) => c.after.path)]);
+  const removed = changes.removed.map((f) => f.path);
+  if (sameReads === null) {
+    const paths = { added: changes.added.map((f) => f.path), removed, changed: changes.changed.map((c) => c.after.path) };
+    watchedBy(basis.watches!, pathChangeKeys(paths, carryReads(basis.project.configs, project)), again);
   }
-  return { imports, importers, warnings: graphWarnings(files, fileWarnings), basis: { project, languages, fileWarnings, specifiers } };
+  // most files to resolve again: a full resolve costs no more than the bookkeeping
+  if (again.size > files.length / 2) return resolveAll(files, languages, project, basis.specifiers);
+  const kept = { imports: previous.imports, importers: previous.importers, fileWarnings: basis.fileWarnings, watches: basis.watches };
+  return resolveAgain(files, languages, project, kept, again, basis.specifiers, removed);
+}
+
+/** Add to `into` every file whose resolution recorded one of `keys`. */
+export function watchedBy(watches: Watches, keys: Iterable<string>, into: Set<string>): Set<string> {
+  for (const key of keys) for (const path of watches.get(key) ?? []) into.add(path);
+  return into;
 }
 
 /**
- * The graph of `files` from a graph kept for the same paths (graph-cache.ts) whose config reads
- * hold in `project` (projectIndexKeeping): only the `changed` files are resolved again. Equal to
- * `buildImportGraph(files)`: a file's edges depend on its own specifiers, the paths and the
+ * The graph of `files` from a graph kept by an earlier run (graph-cache.ts): the files in `again`
+ * are resolved against `project`, the kept edges of the others stand (the caller worked out,
+ * from what changed and what each resolution watched, which files may resolve otherwise). Equal
+ * to `buildImportGraph(files)`: a file's edges depend on its own specifiers, the paths and the
  * config reads alone.
  */
-export function resolveChangedFiles(
+export function resolveKeptGraph(
   files: readonly CandidateFile[],
   project: ProjectIndex,
-  kept: { imports: ReadonlyMap<string, string[]>; fileWarnings: ReadonlyMap<string, string[]> },
-  changed: readonly CandidateFile[],
+  kept: KeptEdges,
+  again: ReadonlySet<string>,
+  removed: readonly string[],
   languages: readonly LanguageSupport[] = LANGUAGES,
 ): ImportGraph {
-  const specifiers: SpecifierCache = new Map();
-  const resolver = prepareResolver(project, languages, specifiers);
+  return resolveAgain(files, languages, project, kept, again, new Map(), removed);
+}
+
+/** What a graph keeps between updates besides its project: each file's edges and warnings, and what each resolution watched. */
+export interface KeptEdges {
+  imports: ReadonlyMap<string, string[]>;
+  fileWarnings: ReadonlyMap<string, string[]>;
+  /** Watch key -> the files whose resolution recorded it (watchResolution); undefined: not known. */
+  watches?: Watches;
+}
+
+/** Watch key -> files whose resolution recorded it. It only grows (a file resolved again adds its new keys and keeps its old ones: a superset is still sound), so updates share it instead of copying it. */
+export type Watches = Map<string, Set<string>>;
+
+/**
+ * Resolve the files in `again` against `project`, keep every other file's edges and warnings.
+ * With the kept importers they are updated edge by edge, else worked out from the imports.
+ */
+function resolveAgain(
+  files: readonly CandidateFile[],
+  languages: readonly LanguageSupport[],
+  project: ProjectIndex,
+  kept: KeptEdges & { importers?: ReadonlyMap<string, string[]> },
+  again: ReadonlySet<string>,
+  specifiers: SpecifierCache,
+  removed: readonly string[],
+): ImportGraph {
+  const watch = watchResolution(project);
+  const resolver = prepareResolver(watch.view, languages, specifiers);
+  // a language that looked something up while preparing made every file depend on it
+  if (watch.take().size > 0) return resolveAll(files, languages, project, specifiers);
   const imports = new Map(kept.imports);
+  const importers = kept.importers && new Map(kept.importers);
   const fileWarnings = new Map(kept.fileWarnings);
-  for (const file of changed) {
-    const { targets, warnings } = resolver(file);
-    setOrDelete(imports, file.path, targets);
-    setOrDelete(fileWarnings, file.path, warnings);
+  const setTargets = (path: string, targets: string[]) => {
+    const was = imports.get(path) ?? [];
+    setOrDelete(imports, path, targets);
+    if (!importers) return;
+    for (const t of was) if (!targets.includes(t)) setOrDelete(importers, t, (importers.get(t) ?? []).filter((p) => p !== path));
+    for (const t of targets) if (!was.includes(t)) importers.set(t, insertSorted(importers.get(t) ?? [], path));
+  };
+  for (const path of removed) {
+    setTargets(path, []);
+    fileWarnings.delete(path);
   }
-  return { ...edgeMaps(files, imports), warnings: graphWarnings(files, fileWarnings), basis: { project, languages, fileWarnings, specifiers } };
+  const watches = kept.watches;
+  for (const file of files) {
+    if (!again.has(file.path)) continue;
+    const { targets, warnings } = resolver(file);
+    setTargets(file.path, targets);
+    setOrDelete(fileWarnings, file.path, warnings);
+    const keys = watch.take();
+    if (watches) addWatches(watches, file.path, keys);
+  }
+  const edges = importers ? { imports, importers } : edgeMaps(files, imports);
+  return { ...edges, warnings: graphWarnings(files, fileWarnings), basis: { project, languages, fileWarnings, specifiers, ...(watches ? { watches } : {}) } };
+}
+
+function addWatches(watches: Watches, path: string, keys: Iterable<string>): void {
+  for (const key of keys) {
+    const paths = watches.get(key);
+    if (paths) paths.add(path);
+    else watches.set(key, new Set([path]));
+  }
 }
 
 /** Resolve every file against `project`; `known` specifiers of unchanged files are not read again. */
 function resolveAll(files: readonly CandidateFile[], languages: readonly LanguageSupport[], project: ProjectIndex, known?: SpecifierCache): ImportGraph {
   const specifiers: SpecifierCache = new Map();
-  const resolver = prepareResolver(project, languages, specifiers, known);
+  const watch = watchResolution(project);
+  const watches: Watches = new Map();
+  const resolver = prepareResolver(watch.view, languages, specifiers, known);
+  // a language that looked something up while preparing made every file depend on it: no watches
+  const watched = watch.take().size === 0;
   const targetsByPath = new Map<string, string[]>();
   const fileWarnings = new Map<string, string[]>();
   for (const file of files) {
     const { targets, warnings } = resolver(file);
     if (warnings.length > 0) fileWarnings.set(file.path, warnings);
     if (targets.length > 0) targetsByPath.set(file.path, targets);
+    const keys = watch.take();
+    if (watched) addWatches(watches, file.path, keys);
   }
-  return { ...edgeMaps(files, targetsByPath), warnings: graphWarnings(files, fileWarnings), basis: { project, languages, fileWarnings, specifiers } };
+  return { ...edgeMaps(files, targetsByPath), warnings: graphWarnings(files, fileWarnings), basis: { project, languages, fileWarnings, specifiers, ...(watched ? { watches } : {}) } };
 }
 
 /** A graph's two maps from each file's targets: imports in file order, importers (sorted) in order of first import. */

@@ -6,8 +6,9 @@ import type { ProjectIndex } from './project.js';
  * re-scanned), and `prepare`, bound to the project once per run, resolves a file's specifiers
  * to the files it imports (root-relative paths of candidates; unresolvable specifiers are
  * dropped silently, never an error). A resolver reads another file's content only through
- * `project.readConfig` (a tsconfig, a go.mod): the graph's updates rely on it to know which
- * files' edges an edit can change.
+ * `project.readConfig` (a tsconfig, a go.mod), and looks the project up only while resolving a
+ * file, never in `prepare`: the graph's updates rely on both to know which files' edges an edit
+ * or a path that came or went can change (watchResolution in project.ts).
  */
 export interface LanguageSupport {
   readonly name: string;

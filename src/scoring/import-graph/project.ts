@@ -175,6 +175,97 @@ function projectIndex(tables: PathTables, files: readonly CandidateFile[], confi
   return project;
 }
 
+/**
+ * What a file's resolution depended on, as watch keys: each lookup it made names the path
+ * changes that could answer it otherwise (`has` and `filesIn`: a path added or removed in that
+ * directory; `withSuffix` and `nearest`: one with that base name; `dirsWithSuffix`: one in a
+ * directory of that name; `isDirectory`: one below that directory; `content`: that path; a config
+ * read: the read no longer holding). Coarser than the lookups (a directory, not each probed name),
+ * so a file is resolved again more often than needed, never less. pathChangeKeys gives the keys a
+ * change sets off.
+ */
+export interface ResolutionWatch {
+  /** The project as the resolvers see it: it records the keys of each lookup into the current file's set. */
+  view: ProjectIndex;
+  /** The keys recorded since the last call, and a fresh set for the next file. */
+  take(): Set<string>;
+}
+
+export function watchResolution(project: ProjectIndex): ResolutionWatch {
+  let keys = new Set<string>();
+  const view: ProjectIndex = {
+    ...project,
+    has: (p) => (keys.add(`d${dirOf(p)}`), project.has(p)),
+    filesIn: (dir) => (keys.add(`d${dir}`), project.filesIn(dir)),
+    withSuffix: (suffix) => (keys.add(`b${posix.basename(suffix)}`), project.withSuffix(suffix)),
+    dirsWithSuffix: (suffix) => (keys.add(`D${posix.basename(suffix)}`), project.dirsWithSuffix(suffix)),
+    isDirectory: (dir) => (keys.add(`i${dir}`), project.isDirectory(dir)),
+    content: (p) => (keys.add(`c${p}`), project.content(p)),
+    nearest: (dir, name) => (keys.add(`b${name}`), project.nearest(dir, name)),
+    readConfig: (key, read) => (keys.add(`r${key}`), project.readConfig(key, read)),
+    // the resolvers' warnings go where the project's go (prepareResolver empties and takes them)
+    get warnings() {
+      return project.warnings;
+    },
+    set warnings(value) {
+      project.warnings = value;
+    },
+  };
+  return {
+    view,
+    take() {
+      const taken = keys;
+      keys = new Set();
+      return taken;
+    },
+  };
+}
+
+/**
+ * The watch keys (watchResolution) that a change of the file set sets off: for each path added
+ * or removed, its directory, base name, directory's name, every directory above it and the path
+ * itself; for each path whose content changed, the path; and each config read that no longer
+ * holds (carryReads, readHolds), by key.
+ */
+export function pathChangeKeys(paths: { added: readonly string[]; removed: readonly string[]; changed: readonly string[] }, failedReads: Iterable<string>): Set<string> {
+  const keys = new Set<string>();
+  for (const path of [...paths.added, ...paths.removed]) {
+    const dir = dirOf(path);
+    keys.add(`d${dir}`);
+    keys.add(`b${posix.basename(path)}`);
+    keys.add(`D${posix.basename(dir)}`);
+    keys.add(`c${path}`);
+    for (let d = dir; ; d = dirOf(d)) {
+      keys.add(`i${d}`);
+      if (d === '') break;
+    }
+  }
+  for (const path of paths.changed) keys.add(`c${path}`);
+  for (const key of failedReads) keys.add(`r${key}`);
+  return keys;
+}
+
+/**
+ * The config reads of `before` that still hold in `after` become `after`'s (files not resolved
+ * again went through them, and the next change must be checked against them too); the keys of
+ * the others, which are read anew on use, are returned.
+ */
+export function carryReads(before: ConfigReads, after: ProjectIndex): string[] {
+  const held = after.configs as Map<string, ConfigRead>;
+  const failed: string[] = [];
+  for (const [key, read] of before) {
+    if (held.has(key)) continue;
+    if (stillHolds(read, after)) held.set(key, read);
+    else failed.push(key);
+  }
+  return failed;
+}
+
+/** Whether every lookup of a config read (kept with its lookups alone) answers the same in `project`. */
+export function readHolds(read: Pick<ConfigRead, 'lookups'>, project: ProjectIndex): boolean {
+  return stillHolds(read, project);
+}
+
 function recordRead(project: ProjectIndex, read: (view: ProjectIndex) => unknown): ConfigRead {
   const lookups: Lookup[] = [];
   const view = { ...project, warnings: [] as string[] };

@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildImportGraph } from '../../../src/scoring/import-graph/index.js';
 import { importGraphCache } from '../../../src/scoring/import-graph/graph-cache.js';
@@ -43,28 +44,25 @@ describe('the import graph kept between one-shot runs', () => {
   });
 
   it.each([
-    ['a changed config file', { 'tsconfig.json': '{ "compilerOptions": { "baseUrl": ".", "paths": { "@app/*": ["lib/*"] } } }' }],
-    ['a new file', { 'src/nowhere.ts': '' }],
-  ])('is a miss after %s, whose build differs', async (_name, change) => {
+    ['a changed config file', { 'tsconfig.json': '{ "compilerOptions": { "baseUrl": ".", "paths": { "@app/*": ["lib/*"] } } }' }, []],
+    ['a new file an import now finds', { 'src/nowhere.ts': '' }, []],
+    ['a file removed', {}, ['src/b.ts']],
+    ['a file renamed', { 'src/c.ts': 'export const b = 1;\n' }, ['src/b.ts']],
+    ['a new tsconfig nearer to a file', { 'src/tsconfig.json': '{ "compilerOptions": { "baseUrl": ".", "paths": { "@app/*": ["./*"] } } }' }, []],
+    ['a new Python module', { 'lib/os.py': '' }, []],
+    ['one edge gone', { 'src/a.ts': '' }, []],
+    ['edges to new places and a new warning', { 'src/b.ts': "import { a } from '@app/a';\nimport { x } from '../lib/tool.py';\n" }, []],
+    ['a Python import changed', { 'lib/tool.py': 'import os\n' }, []],
+  ] as Array<[string, Record<string, string>, string[]]>)('after %s, updates the kept graph to what a build gives', async (_name, change, gone) => {
     const cache = importGraphCache(join(tmp.root, _name.replace(/\W+/g, '-')));
-    const files = candidates(PROJECT);
+    // files that never change, so that a rename (two paths) stays within the share of changes a kept graph takes
+    const project = { ...PROJECT, ...Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`docs/page${i}.md`, `page ${i}\n`])) };
+    const files = candidates(project);
     cache.save(files, buildImportGraph(files));
     await waitUntil(() => cache.load(files) !== undefined);
-    const changed = candidates({ ...PROJECT, ...change });
-    expect(cache.load(changed)).toBeUndefined();
-    expect(shape(buildImportGraph(changed))).not.toEqual(shape(buildImportGraph(files)));
-  });
-
-  it.each([
-    ['one edge gone', { 'src/a.ts': '' }],
-    ['edges to new places and a new warning', { 'src/b.ts': "import { a } from '@app/a';\nimport { x } from '../lib/tool.py';\n" }],
-    ['a Python import changed', { 'lib/tool.py': 'import os\n' }],
-  ])('over the same paths with a file changed (%s), resolves that file again and gives what a build gives', async (_name, change) => {
-    const cache = importGraphCache(join(tmp.root, `update-${_name.replace(/\W+/g, '-')}`));
-    const files = candidates(PROJECT);
-    cache.save(files, buildImportGraph(files));
-    await waitUntil(() => cache.load(files) !== undefined);
-    const changed = candidates({ ...PROJECT, ...change });
+    const tree: Record<string, string> = { ...project, ...change };
+    for (const path of gone) delete tree[path];
+    const changed = candidates(tree);
     const built = buildImportGraph(changed);
     expect(shape(built)).not.toEqual(shape(buildImportGraph(files)));
     expect(shape(cache.load(changed)!)).toEqual(shape(built));
@@ -75,6 +73,67 @@ describe('the import graph kept between one-shot runs', () => {
     });
     expect(shape(cache.load(changed)!)).toEqual(shape(built));
   });
+
+  it('after any sequence of edits, adds, deletes and renames between runs, gives what a build gives', async () => {
+    const universe: Record<string, string[]> = {
+      'tsconfig.json': [PROJECT['tsconfig.json'], '{ "compilerOptions": { "baseUrl": ".", "paths": { "@app/*": ["lib/*", "src/*"] } } }', 'not json'],
+      'src/tsconfig.json': ['{ "compilerOptions": { "baseUrl": "..", "paths": { "@app/*": ["lib/*"] } } }'],
+      'src/main.ts': [PROJECT['src/main.ts'], "import './nowhere';\nimport '@app/helper';\n"],
+      'src/a.ts': [PROJECT['src/a.ts'], "import '../lib/x';\n"],
+      'src/b.ts': [PROJECT['src/b.ts'], "import './c';\n"],
+      'src/c/index.ts': ['', "import '../a';\n"],
+      'src/nowhere.ts': [''],
+      'lib/x.ts': ['', "import '@app/a';\n"],
+      'lib/helper.ts': [''],
+      'lib/tool.py': [PROJECT['lib/tool.py'], 'from . import helper\n'],
+      'lib/helper.py': [''],
+      'lib/os.py': [''],
+    };
+    const paths = Object.keys(universe);
+    let run = 0;
+    let updates = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(fc.constantFrom(...paths), fc.nat(5), { minKeys: 3 }),
+        fc.array(fc.array(fc.tuple(fc.constantFrom(...paths), fc.nat(6)), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }),
+        async (start, steps) => {
+          const cache = importGraphCache(join(tmp.root, `sequence-${run++}`));
+          const contentOf = (path: string, variant: number) => universe[path]![variant % universe[path]!.length]!;
+          // files that never change keep most steps within the share of changes a kept graph takes
+          const tree = new Map(Object.entries(start).map(([path, v]) => [path, contentOf(path, v)]));
+          for (let i = 0; i < 24; i++) tree.set(`docs/page${i}.md`, `page ${i}\n`);
+          let files = candidates(Object.fromEntries(tree));
+          cache.save(files, buildImportGraph(files));
+          await waitUntil(() => cache.load(files) !== undefined);
+          for (const ops of steps) {
+            // variant 5 deletes the path, 6 renames it onto the next path; others set a content
+            for (const [path, v] of ops) {
+              if (v === 5) tree.delete(path);
+              else if (v === 6) {
+                const content = tree.get(path);
+                const to = paths[(paths.indexOf(path) + 1) % paths.length]!;
+                if (content !== undefined && to !== path) (tree.delete(path), tree.set(to, content));
+              } else tree.set(path, contentOf(path, v));
+            }
+            const next = candidates(Object.fromEntries(tree));
+            const built = buildImportGraph(next);
+            // within the share of changes it updates; past it, a miss (the caller builds)
+            const loaded = cache.load(next);
+            if (loaded !== undefined) {
+              updates++;
+              expect(shape(loaded)).toEqual(shape(built));
+            } else cache.save(next, built);
+            await waitUntil(() => cache.load(next) !== undefined && !('basis' in cache.load(next)!));
+            expect(shape(cache.load(next)!)).toEqual(shape(built));
+            files = next;
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+    // most steps were updates of a kept graph, not builds
+    expect(updates).toBeGreaterThan(40);
+  }, 120_000);
 
   it('does not update a graph when more than a quarter of the files changed (a build is no slower)', async () => {
     const cache = importGraphCache(join(tmp.root, 'many-changed'));
