@@ -122,14 +122,16 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
     }
     const full: LevelText = { content: file.content, tokens: fullTokens };
 
+    // a new detailed entry, written once the local summary it carries is known (one write, not two)
+    let pending: LevelText | undefined;
     if (!detailed) {
       const a = await analyze();
       detailed = measure(renderOutline(applyPreserve(a.items, limits.detailed.preserve), { tokenizer, limit: limits.detailed.token_limit, commentPrefix: a.commentPrefix }), tokenizer);
-      const entry = subject === file.hash ? { ...detailed, fullTokens } : detailed;
-      await store(ctx, ports.summaryCache, 'detailed', detailedKey, JSON.stringify(entry));
+      pending = subject === file.hash ? { ...detailed, fullTokens } : { ...detailed };
     }
     const summaryLimit = limits.summary.token_limit;
-    const localKey = `${subject}.${variant(`${LOCAL_SUMMARIZER.id}@${LOCAL_SUMMARIZER.version}`, tokenizer, summaryLimit)}`;
+    const localVariant = variant(`${LOCAL_SUMMARIZER.id}@${LOCAL_SUMMARIZER.version}`, tokenizer, summaryLimit);
+    const localKey = `${subject}.${localVariant}`;
     let summary: LevelText | undefined;
     if (ports.llm && llmUsable) {
       const llmKey = `${subject}.${variant(`${ports.llm.id}@${ports.llm.version}`, tokenizer, summaryLimit)}`;
@@ -149,13 +151,16 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
     }
     if (!summary) {
       // A fallback summary is cached under the local id only, so the LLM is asked again next run.
-      summary = await cachedJson(ports.summaryCache, 'summary', localKey, summaryLimit);
+      // The detailed entry carries it (one read on a warm run); an entry of its own is the fallback.
+      summary = carriedSummary(detailed, localVariant, summaryLimit) ?? (await cachedJson(ports.summaryCache, 'summary', localKey, summaryLimit));
       cached.summary = summary !== undefined;
       if (!summary) {
         summary = measure(summarizeLocally({ analysis: await analyze(), lineCount: file.lineCount, fullTokens }, tokenizer, summaryLimit), tokenizer);
-        await store(ctx, ports.summaryCache, 'summary', localKey, JSON.stringify(summary));
+        if (!pending) await store(ctx, ports.summaryCache, 'summary', localKey, JSON.stringify(summary));
       }
+      if (pending) pending.summary = { variant: localVariant, content: summary.content, tokens: summary.tokens };
     }
+    if (pending) await store(ctx, ports.summaryCache, 'detailed', detailedKey, JSON.stringify(pending));
 
     // The stub depends on path and date, not content: cheap, never cached.
     const fileType = analysis?.fileType ?? (await stubFileType(file, analyze));
@@ -200,6 +205,15 @@ interface LevelText {
   tokens: number;
   /** Only in detailed entries keyed by content: the full level's token count. */
   fullTokens?: number;
+  /** Only in detailed entries: the local summary of the same subject, for the summarizer, tokenizer and limit `variant` names. */
+  summary?: { variant: string; content: string; tokens: number };
+}
+
+/** The local summary a detailed entry carries, when it is the one asked for (`localVariant`) and within the limit. */
+function carriedSummary(detailed: LevelText, localVariant: string, limit: number): LevelText | undefined {
+  const carried = detailed.summary;
+  if (carried?.variant !== localVariant || typeof carried.content !== 'string' || !Number.isInteger(carried.tokens) || carried.tokens < 0) return undefined;
+  return limit >= 0 && carried.tokens > limit ? undefined : { content: carried.content, tokens: carried.tokens };
 }
 
 function measure(content: string, tokenizer: Tokenizer): LevelText {

@@ -26,8 +26,8 @@ describe('aiwg cache', () => {
     expect(code).toBe(0);
     const { caches } = JSON.parse(stdout);
     expect(caches.map((c: { name: string }) => c.name)).toEqual(['summaries', 'tokens', 'secrets']);
-    // Two files: a detailed and a summary entry each; one token count each.
-    expect(caches[0]).toMatchObject({ name: 'summaries', exists: true, entries: 4 });
+    // Two files: a detailed entry each, which carries the local summary; one token count each.
+    expect(caches[0]).toMatchObject({ name: 'summaries', exists: true, entries: 2 });
     expect(caches[1]).toMatchObject({ name: 'tokens', exists: true, entries: 2 });
     expect(caches[0].bytes).toBeGreaterThan(0);
     expect(caches[0].oldest_age_hours).toBeGreaterThanOrEqual(0);
@@ -40,15 +40,15 @@ describe('aiwg cache', () => {
     const { stdout } = await run(['cache', 'stats', '--root', root], '/');
     const lines = stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^cache\s+entries\s+size\s+oldest\s+newest\s+dir$/);
-    expect(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 2).join(' '))).toEqual(['summaries 4', 'tokens 2', 'secrets 2', 'embeddings 1']);
+    expect(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 2).join(' '))).toEqual(['summaries 2', 'tokens 2', 'secrets 2', 'embeddings 1']);
   });
 
   it('prune keeps fresh entries; clear removes them all', async () => {
     const root = await filledRepo();
     const pruned = JSON.parse((await run(['cache', 'prune', '--json'], root)).stdout);
-    expect(pruned.caches.map((c: { removed: number; kept: number }) => [c.removed, c.kept])).toEqual([[0, 4], [0, 2], [0, 2]]);
+    expect(pruned.caches.map((c: { removed: number; kept: number }) => [c.removed, c.kept])).toEqual([[0, 2], [0, 2], [0, 2]]);
     const cleared = await run(['cache', 'clear'], root);
-    expect(cleared.stdout).toContain('cleared summaries: 4 files');
+    expect(cleared.stdout).toContain('cleared summaries: 2 files');
     const after = JSON.parse((await run(['cache', 'stats', '--json'], root)).stdout);
     expect(after.caches.map((c: { entries: number }) => c.entries)).toEqual([0, 0, 0]);
     const again = JSON.parse((await run(['summarize', 'a.ts', '--json'], root)).stdout);

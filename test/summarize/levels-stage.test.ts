@@ -67,14 +67,32 @@ describe('createLevelsStage', () => {
     expect(first.get('src/a.ts')![3]!.content).toContain('last modified: 2026-01-02T00:00:00Z');
     expect(cold.parses).toBe(2);
     // Namespaces, beside the marker that tells `aiwg cache clear` the directory is ours.
-    expect(readdirSync(join(root, '.aiwg', 'rag', 'summaries')).sort()).toEqual([CACHE_MARKER, 'detailed', 'summary']);
-    // The detailed entry, keyed by content, carries the file's token count: no token-count entry.
+    expect(readdirSync(join(root, '.aiwg', 'rag', 'summaries')).sort()).toEqual([CACHE_MARKER, 'detailed']);
+    // The detailed entry, keyed by content, carries the file's token count and its local summary:
+    // no token-count entry, no summary entry (one write and one read per file).
     expect(existsSync(join(root, '.aiwg', 'rag', 'tokens'))).toBe(false);
 
     const warm = countingSyntax();
     const second = await createLevelsStage({ root, config }, { syntax: warm, now: clock.now })(input, ctx());
     expect(second).toEqual(first);
     expect(warm.parses).toBe(0);
+  });
+
+  it('a summary of its own is read when the detailed entry carries none (written before, or for another summary limit)', async () => {
+    const { config, ctx } = setup();
+    const caches = { summaryCache: memoryCache(), tokenCache: memoryCache() };
+    const f = file('a.ts', SOURCE);
+    const first = await createFileLevels(config, { syntax: createSyntaxEngine(), ...caches })(f, 0, ctx());
+    // another summary limit: the detailed entry is served, its summary is not the one asked for
+    const other = ConfigSchema.parse({ summarization: { levels: { summary: { token_limit: 40 } } } });
+    const second = await createFileLevels(other, { syntax: createSyntaxEngine(), ...caches })(f, 0, ctx());
+    expect(second.cached).toEqual({ full: true, detailed: true, summary: false, stub: false });
+    expect(second.levels[2]!.tokens).toBeLessThanOrEqual(40);
+    // that summary went to an entry of its own, read by the next run with that limit
+    const third = await createFileLevels(other, { syntax: createSyntaxEngine(), ...caches })(f, 0, ctx());
+    expect(third.cached.summary).toBe(true);
+    expect(third.levels).toEqual(second.levels);
+    expect((await createFileLevels(config, { syntax: createSyntaxEngine(), ...caches })(f, 0, ctx())).levels).toEqual(first.levels);
   });
 
   it('reports which levels came from the cache', async () => {
@@ -153,7 +171,6 @@ describe('createLevelsStage', () => {
     expect(context.warnings).toEqual([
       'could not write the token-count cache (ENOSPC): levels are computed but not cached',
       'could not write the detailed-level cache (ENOSPC): levels are computed but not cached',
-      'could not write the summary-level cache (ENOSPC): levels are computed but not cached',
     ]);
   });
 
