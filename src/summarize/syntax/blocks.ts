@@ -5,12 +5,16 @@ import type { LanguageSpec } from '../languages/types.js';
  * parsed only where it changed: each block's outline is kept by its text (block-store.ts), and an
  * edit to one function leaves the other blocks' texts, and so their outlines, as they were.
  *
- * A block starts at a line that starts code at column 0 (a letter, `_` or `$`), moved up over the
- * comment, decorator and attribute lines right above it, so that what documents a definition
- * stays with it. Lines that go on with the statement before (`else`, `except`, `end`, `}`, an
- * indented line) never start one, nor does a line after an opening one (`x = (`), nor does the
- * file's first code line: the first block holds the file's header and its first code together.
- * Each boundary depends on the lines around it only, so an edit moves no boundary elsewhere.
+ * A block starts at a line that starts code at column 0 (a letter, `_`, `$`, or a decorator's
+ * `@`), moved up over the comment, decorator and attribute lines right above it (a block comment
+ * whole), so that what documents a definition stays with it. Lines that go on with the statement
+ * before (`else`, `except`, `end`, `}`, an indented line, a definition after its decorators)
+ * never start one, nor does a line after an opening one (`x = (`), a line inside a multi-line
+ * string or comment (or, for languages with a preprocessor, a column-0 `#if` region), a one-line
+ * statement after another of its kind (a run of imports), or the file's first code line: the
+ * first block holds the file's header and its first code together. Each boundary depends on the
+ * lines around it and on which multi-line strings are open there, so an edit moves no boundary
+ * elsewhere unless it opens or closes one.
  *
  * The cut is a guess: a column-0 line inside a template string or a block comment can start a
  * block. A wrong cut leaves a syntax error in a block (an unterminated string, a missing brace),
