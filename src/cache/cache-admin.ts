@@ -2,6 +2,12 @@ import { open, readdir, readFile, rmdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { CACHE_FORMAT_VERSION, CACHE_MARKER, ENTRY_SUFFIX, hasCacheMarker, isExpired, parseEnvelope } from './disk-cache.js';
 import { EMBEDDING_PACK_FILE, EMBEDDING_PACK_MAGIC } from '../scoring/semantic/embedding-store.js';
+import { annIndexFiles } from '../scoring/semantic/ann-index.js';
+import { FACT_STORE_MAGIC } from '../facts/fact-store.js';
+import { OUTLINE_BLOCKS_MAGIC } from '../summarize/syntax/block-store.js';
+import { IMPORT_GRAPH_MAGIC } from '../scoring/import-graph/graph-cache.js';
+import { PIECE_COUNTS_MAGIC } from '../tokenize/piece-counts.js';
+import { BPE_TABLE_MAGIC } from '../tokenize/bpe-table.js';
 
 /** Temp files of a writer that died are removed by prune once this old. */
 export const STALE_TEMP_MS = 60 * 60 * 1000;
@@ -55,12 +61,16 @@ export async function listCacheFiles(dir: string): Promise<CacheFile[] | null> {
 /** Sizes, entry counts and ages. `entriesOnly` false counts every file (a foreign cache such as embeddings). */
 export async function cacheStats(name: string, dir: string, entriesOnly = true): Promise<CacheDirStats> {
   const files = await listCacheFiles(dir);
-  const counted = (files ?? []).filter((f) => !entriesOnly || f.isEntry);
+  return statsOf(name, dir, files !== null, (files ?? []).filter((f) => !entriesOnly || f.isEntry));
+}
+
+/** The stats of the files counted in a directory. */
+function statsOf(name: string, dir: string, exists: boolean, counted: readonly CacheFile[]): CacheDirStats {
   const times = counted.map((f) => f.mtimeMs);
   return {
     name,
     dir,
-    exists: files !== null,
+    exists,
     entries: counted.length,
     bytes: counted.reduce((sum, f) => sum + f.bytes, 0),
     oldestMs: times.length > 0 ? Math.min(...times) : null,
@@ -177,4 +187,65 @@ async function removeEmptiedDirs(paths: string[], cacheDir: string): Promise<voi
   const shards = [...new Set(paths.map((p) => dirname(p)))].filter((d) => d !== cacheDir);
   for (const shard of shards) await rmdir(shard).catch(() => undefined);
   for (const namespace of new Set(shards.map((s) => dirname(s)))) if (namespace !== cacheDir) await rmdir(namespace).catch(() => undefined);
+}
+
+/** The first bytes of each file the persistent index's writers frame (util/framed-file.ts). */
+const INDEX_MAGICS: readonly Buffer[] = [FACT_STORE_MAGIC, OUTLINE_BLOCKS_MAGIC, IMPORT_GRAPH_MAGIC, PIECE_COUNTS_MAGIC, BPE_TABLE_MAGIC];
+const INDEX_MAGIC_BYTES = Math.max(...INDEX_MAGICS.map((m) => m.length));
+
+/**
+ * The files of the persistent index directory (`<cache dir>/index/`) its writers wrote: a file
+ * that starts with one of their magics (a temp file of a writer that died included), and the ANN
+ * index's meta, index and temp files (annIndexFiles). Anything else there is counted as kept and
+ * never touched; null when the directory does not exist.
+ */
+export async function indexFiles(dir: string): Promise<{ ours: CacheFile[]; others: number } | null> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  const ann = new Set(await annIndexFiles(dir));
+  const ours: CacheFile[] = [];
+  let others = 0;
+  for (const name of names.sort()) {
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isFile() || name === '.gitignore') continue;
+    const head = ann.has(path) ? undefined : await readHead(path, INDEX_MAGIC_BYTES);
+    if (head !== undefined && !INDEX_MAGICS.some((magic) => head.subarray(0, magic.length).equals(magic))) {
+      others += 1;
+      continue;
+    }
+    const isTemp = name.endsWith('.tmp');
+    ours.push({ path, bytes: info.size, mtimeMs: info.mtimeMs, isEntry: !isTemp, isTemp });
+  }
+  return { ours, others };
+}
+
+/** Files, size and ages of the persistent index (indexFiles). */
+export async function indexStats(name: string, dir: string): Promise<CacheDirStats> {
+  const found = await indexFiles(dir);
+  return statsOf(name, dir, found !== null, found?.ours ?? []);
+}
+
+/**
+ * Remove the persistent index's files (`clear`: all of them, so the next run indexes anew;
+ * `prune`: only the temp files of writers that died, STALE_TEMP_MS ago: the index files bound
+ * their own size). Files the index did not write stay.
+ */
+export async function removeIndexFiles(name: string, dir: string, options: { all: boolean; nowMs: number }): Promise<PruneResult> {
+  const result: PruneResult = { name, dir, removed: 0, freedBytes: 0, kept: 0 };
+  const found = await indexFiles(dir);
+  result.kept = found?.others ?? 0;
+  for (const file of found?.ours ?? []) {
+    const remove = options.all || (file.isTemp && options.nowMs - file.mtimeMs > STALE_TEMP_MS);
+    if (remove && (await removeFile(file.path))) {
+      result.removed += 1;
+      result.freedBytes += file.bytes;
+    } else result.kept += 1;
+  }
+  return result;
 }

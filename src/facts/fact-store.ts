@@ -27,7 +27,9 @@ import { appendFrame, decodeFrameAt, eachAppendedFrame, encodeFramed } from '../
  * repository prefix and HEAD (history is content-addressed too, so a new clone reuses them).
  */
 export const FACT_STORE_VERSION = 1;
-const MAGIC = Buffer.from('AIWGIDX1', 'latin1');
+/** The first bytes of the store file (its base frame). */
+export const FACT_STORE_MAGIC = Buffer.from('AIWGIDX1', 'latin1');
+const MAGIC = FACT_STORE_MAGIC;
 const DELTA_MAGIC = Buffer.from('AIWGIDXD', 'latin1');
 /** Deltas may grow to this share of the base's bytes before a save rewrites the whole store. */
 export const MAX_DELTA_SHARE = 0.25;

@@ -19,7 +19,9 @@ export interface BpeTable {
   countTokens(text: string): number;
 }
 
-const MAGIC = Buffer.from('AIWGBPE1');
+/** The first bytes of a kept BPE table. */
+export const BPE_TABLE_MAGIC = Buffer.from('AIWGBPE1');
+const MAGIC = BPE_TABLE_MAGIC;
 const BPE_TABLE_VERSION = 1;
 
 interface TablePayload {

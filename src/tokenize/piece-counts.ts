@@ -28,7 +28,9 @@ export interface PieceCounts {
   save(): Promise<void>;
 }
 
-const MAGIC = Buffer.from('AIWGPC01');
+/** The first bytes of a piece-count file. */
+export const PIECE_COUNTS_MAGIC = Buffer.from('AIWGPC01');
+const MAGIC = PIECE_COUNTS_MAGIC;
 /** The records in the frame of util/framed-file.ts; 1 was a header of its own. */
 const PIECE_COUNTS_VERSION = 2;
 const WORDS = 4;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -46,7 +46,8 @@ describe('aiwg cache', () => {
   it('prune keeps fresh entries; clear removes them all', async () => {
     const root = await filledRepo();
     const pruned = JSON.parse((await run(['cache', 'prune', '--json'], root)).stdout);
-    expect(pruned.caches.map((c: { removed: number; kept: number }) => [c.removed, c.kept])).toEqual([[0, 2], [0, 2], [0, 2]]);
+    // summaries, tokens, secrets, then the index (no index yet: `summarize` keeps none)
+    expect(pruned.caches.map((c: { removed: number; kept: number }) => [c.removed, c.kept])).toEqual([[0, 2], [0, 2], [0, 2], [0, 0]]);
     const cleared = await run(['cache', 'clear'], root);
     expect(cleared.stdout).toContain('cleared summaries: 2 files');
     const after = JSON.parse((await run(['cache', 'stats', '--json'], root)).stdout);
@@ -64,6 +65,29 @@ describe('aiwg cache', () => {
     expect(existsSync(join(root, '.aiwg'))).toBe(false);
     const { caches } = JSON.parse((await run(['cache', 'stats', '--json'], root, { AIWG_CACHE_DIR: shared })).stdout);
     expect(caches[0].dir).toBe(join(shared, 'summaries'));
+  });
+
+  it('counts the persistent index and clears it, only the files its writers wrote: the next run starts cold', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'aiwg-cache-cli-'));
+    const body = Array.from({ length: 30 }, (_, i) => `  const v${i} = n + ${i};`).join('\n');
+    writeFileSync(join(root, 'retry.ts'), `export function retry(n: number): number {\n${body}\n  return n;\n}\n\nexport function backoff(n: number): number {\n${body}\n  return n * 2;\n}\n`);
+    writeFileSync(join(root, 'client.ts'), "import { retry } from './retry';\nexport const call = () => retry(1);\n");
+    const task = ['context-budget', 'fix the retry backoff', '--scoring', 'keyword', '--json'];
+    expect((await run(task, root)).code).toBe(0);
+    const indexDir = join(root, '.aiwg', 'rag', 'index');
+    writeFileSync(join(indexDir, 'notes.txt'), 'a file of mine\n');
+    const byName = (out: string) => Object.fromEntries((JSON.parse(out).caches as Array<{ name: string }>).map((c) => [c.name, c]));
+    const stats = byName((await run(['cache', 'stats', '--json'], root)).stdout).index as { entries: number; bytes: number };
+    // the fact store, the kept import graph and the kept outline blocks
+    expect(stats.entries).toBeGreaterThanOrEqual(3);
+    expect(stats.bytes).toBeGreaterThan(0);
+    const cleared = byName((await run(['cache', 'clear', '--json'], root)).stdout).index as { removed: number; kept: number };
+    expect(cleared).toMatchObject({ removed: stats.entries, kept: 1 });
+    expect(readdirSync(indexDir).sort()).toEqual(['.gitignore', 'notes.txt']);
+    // cold again: the next run reads and indexes every file
+    const after = JSON.parse((await run(task, root)).stdout) as { allocation: unknown };
+    expect(after.allocation).toBeDefined();
+    expect(existsSync(join(indexDir, 'facts.bin'))).toBe(true);
   });
 
   it('an unknown action is a usage error', async () => {

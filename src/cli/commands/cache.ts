@@ -1,13 +1,17 @@
 import type { Command } from '../command.js';
 import { UsageError } from '../../errors.js';
 import { loadCommandConfig } from '../command-config.js';
-import { resolveEmbeddingsCacheDir, resolveSecretCacheDir, resolveSummaryCacheDir, resolveTokenCacheDir } from '../../cache/cache-dir.js';
-import { cacheStats, clearCache, pruneCache, type CacheDirStats, type PruneResult } from '../../cache/cache-admin.js';
+import { indexDirOf, resolveCacheDir, resolveEmbeddingsCacheDir, resolveSecretCacheDir, resolveSummaryCacheDir, resolveTokenCacheDir } from '../../cache/cache-dir.js';
+import { cacheStats, clearCache, indexStats, pruneCache, removeIndexFiles, type CacheDirStats, type PruneResult } from '../../cache/cache-admin.js';
 
 const ACTIONS = ['stats', 'prune', 'clear'] as const;
 type Action = (typeof ACTIONS)[number];
 
-/** `aiwg cache stats | prune | clear`: sizes, entry counts and ages of the content-addressed caches. */
+/**
+ * `aiwg cache stats | prune | clear`: sizes, entry counts and ages of the content-addressed caches
+ * and of the persistent index (the fact store, kept outlines and import graph, piece counts, the
+ * tokenizer table, the ANN index).
+ */
 export const cacheCommand: Command = {
   name: 'cache',
   usage: 'aiwg cache stats|prune|clear [--root DIR] [--json]',
@@ -18,9 +22,9 @@ export const cacheCommand: Command = {
     json: { type: 'boolean' },
   },
   help: {
-    stats: 'entries, size and the age of the oldest and newest entry of each cache',
-    prune: 'remove expired (summarization.caching.max_age_hours), corrupt and foreign-version entries',
-    clear: 'remove every entry (and the embeddings packs); only files the caches wrote are touched',
+    stats: 'entries, size and the age of the oldest and newest entry of each cache and of the index',
+    prune: 'remove expired (summarization.caching.max_age_hours), corrupt and foreign-version entries, and dead writers\' temp files',
+    clear: 'remove every entry, the embeddings packs and the index (the next run starts cold); only files the caches wrote are touched',
     '--root DIR': 'repository root (default: the current directory)',
     '--config FILE': 'config file (default: <root>/.aiwg/rag/config.yaml)',
     '--json': 'print the result as one JSON object',
@@ -38,10 +42,11 @@ export const cacheCommand: Command = {
       { name: 'secrets', dir: resolveSecretCacheDir(root, config), ours: true },
       { name: 'embeddings', dir: resolveEmbeddingsCacheDir(root, config), ours: false },
     ];
+    const index = { name: 'index', dir: indexDirOf(resolveCacheDir(root, config)) };
     const nowMs = Date.now();
     if (action === 'stats') {
-      const stats = await Promise.all(caches.map((c) => cacheStats(c.name, c.dir, c.ours)));
-      const shown = stats.filter((s) => s.exists || s.name !== 'embeddings');
+      const stats = [...(await Promise.all(caches.map((c) => cacheStats(c.name, c.dir, c.ours)))), await indexStats(index.name, index.dir)];
+      const shown = stats.filter((s) => s.exists || (s.name !== 'embeddings' && s.name !== 'index'));
       io.stdout(values.json === true ? `${JSON.stringify({ caches: shown.map((s) => statsJson(s, nowMs)) }, null, 2)}\n` : renderStats(shown, nowMs));
       return 0;
     }
@@ -51,6 +56,7 @@ export const cacheCommand: Command = {
       if (action === 'clear') results.push(await clearCache(c.name, c.dir, c.ours));
       else if (c.ours) results.push(await pruneCache(c.name, c.dir, { nowMs, maxAgeMs }));
     }
+    results.push(await removeIndexFiles(index.name, index.dir, { all: action === 'clear', nowMs }));
     if (values.json === true) {
       io.stdout(`${JSON.stringify({ action, caches: results.map((r) => ({ name: r.name, dir: r.dir, removed: r.removed, freed_bytes: r.freedBytes, kept: r.kept })) }, null, 2)}\n`);
     } else {

@@ -22,7 +22,9 @@ import { buildProjectIndex, pathChangeKeys, readHolds, type ConfigRead } from '.
  * its graph in memory and updates it (derived.ts): it never reads this.
  */
 export const IMPORT_GRAPH_VERSION = 2;
-const MAGIC = Buffer.from('AIWGIMP1', 'latin1');
+/** The first bytes of the kept graph's file. */
+export const IMPORT_GRAPH_MAGIC = Buffer.from('AIWGIMP1', 'latin1');
+const MAGIC = IMPORT_GRAPH_MAGIC;
 const FILE_NAME = 'import-graph.bin';
 /** Above this share of changed, added and removed files the kept graph is not updated: a full build is no slower. */
 const MAX_CHANGED_SHARE = 0.25;

@@ -198,6 +198,28 @@ async function syncIndex(q: AnnQuery, held: AnnState | undefined): Promise<{ sta
   return { state, rebuilt, added, removed, ...(save ? { save } : {}) };
 }
 
+/**
+ * The files in `indexDir` this module wrote: each meta (`<slug>.json` holding our meta), the index
+ * files of its slug, and the temp files of a writer that died.
+ */
+export async function annIndexFiles(indexDir: string): Promise<string[]> {
+  const names = await readdir(indexDir).catch(() => [] as string[]);
+  const slugs: string[] = [];
+  for (const name of names) {
+    if (!name.endsWith('.json')) continue;
+    try {
+      const meta = JSON.parse(await readFile(join(indexDir, name), 'utf8')) as Partial<Meta>;
+      if (typeof meta.format === 'number' && typeof meta.modelId === 'string' && typeof meta.indexFile === 'string' && Array.isArray(meta.labels)) slugs.push(name.slice(0, -'.json'.length));
+    } catch {
+      // not ours
+    }
+  }
+  const escaped = slugs.map((slug) => slug.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  if (escaped.length === 0) return [];
+  const ours = new RegExp(`^(?:${escaped.join('|')})(?:\\.json|\\.json\\.[0-9a-f]{12}\\.tmp|-[0-9a-f]{12}\\.hnsw(?:\\.tmp)?)$`);
+  return names.filter((name) => ours.test(name)).map((name) => join(indexDir, name));
+}
+
 async function readMeta(metaPath: string, q: AnnQuery): Promise<Meta | null> {
   try {
     const meta = JSON.parse(await readFile(metaPath, 'utf8')) as Meta;

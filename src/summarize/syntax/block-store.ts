@@ -35,7 +35,9 @@ export interface OutlineBlockStoreOptions {
 export const MAX_STORE_BYTES = 16 * 1024 * 1024;
 /** A rewrite keeps this share of MAX_STORE_BYTES, leaving room for the frames of later saves. */
 const REWRITE_SHARE = 0.75;
-const MAGIC = Buffer.from('AIWGOBLK', 'latin1');
+/** The first bytes of the store file (each frame's). */
+export const OUTLINE_BLOCKS_MAGIC = Buffer.from('AIWGOBLK', 'latin1');
+const MAGIC = OUTLINE_BLOCKS_MAGIC;
 /** The file's format and the outline version (its entries are outlines): either changing is a miss. */
 const FORMAT = 1;
 const VERSION = FORMAT * 1000 + OUTLINE_VERSION;

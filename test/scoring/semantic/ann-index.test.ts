@@ -1,8 +1,8 @@
-import { readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
-import { annSearch, type AnnHandle } from '../../../src/scoring/semantic/ann-index.js';
+import { annIndexFiles, annSearch, type AnnHandle } from '../../../src/scoring/semantic/ann-index.js';
 
 const DIMS = 32;
 function unitVectors(count: number, seed: number): Map<string, Float32Array> {
@@ -39,6 +39,19 @@ describe('annSearch (hnswlib-node)', () => {
       expect(result.hits[0]!.similarity).toBeCloseTo(dot(query, vectors.get(result.hits[0]!.key)!), 4);
     }
     expect(found / (10 * queries.length)).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('names its own files in the index directory (what aiwg cache counts and clears), never another file', async () => {
+    const vectors = unitVectors(60, 7);
+    await annSearch({ indexDir: tmp.root, modelId: 'm@1', dimensions: DIMS, vectorOf: (k) => vectors.get(k)!, keys: [...vectors.keys()], query: [...vectors.values()][0]!, k: 3 });
+    writeFileSync(join(tmp.root, 'notes.json'), '{"format": 1, "mine": true}\n');
+    writeFileSync(join(tmp.root, 'notes-abcdefabcdef.hnsw'), 'not an index of ours\n');
+    writeFileSync(join(tmp.root, 'facts.bin'), 'another writer\n');
+    const ours = (await annIndexFiles(tmp.root)).map((p) => basename(p)).sort();
+    expect(ours).toHaveLength(2);
+    expect(ours[0]).toMatch(/-[0-9a-f]{12}\.hnsw$/);
+    expect(ours[1]!.endsWith('.json')).toBe(true);
+    expect(readdirSync(tmp.root).sort()).toEqual([...ours, 'facts.bin', 'notes-abcdefabcdef.hnsw', 'notes.json'].sort());
   });
 
   it('adds new chunks, drops vanished ones, rebuilds when most are gone', async () => {
