@@ -66,6 +66,8 @@ export function outlineBlockStore(cacheDir: string, options: OutlineBlockStoreOp
   const used = new Set<string>();
   /** Keys made since the last save, in order: the next frame. */
   let fresh: string[] = [];
+  /** Whether the file starts with a frame this version reads (or was last written here): frames may follow it. */
+  let appendable = false;
 
   const load = (): Map<string, Entry> => {
     if (entries) return entries;
@@ -91,6 +93,7 @@ export function outlineBlockStore(cacheDir: string, options: OutlineBlockStoreOp
     };
     const first = decodeFrameAt(data, 0, MAGIC, VERSION, what);
     if ('problem' in first || !add(first.value)) return loaded;
+    appendable = true;
     eachAppendedFrame(data, first.end, MAGIC, VERSION, what, add);
     return loaded;
   };
@@ -133,8 +136,9 @@ export function outlineBlockStore(cacheDir: string, options: OutlineBlockStoreOp
       } catch {
         return;
       }
-      // appended while the file (ours, or another process's rewrite: frames stand alone) stays within the limit
-      if (await appendFrame(path, record, ({ size }) => size > 0 && size + record.length <= maxBytes)) return;
+      // appended while the file (ours, or another process's rewrite: frames stand alone) stays within
+      // the limit; a file of another version, a damaged or a missing one is rewritten instead
+      if (appendable && (await appendFrame(path, record, ({ size }) => size > 0 && size + record.length <= maxBytes))) return;
       let data: Buffer;
       try {
         const stored = storedOf(rewriteOrder(current, used), current, maxBytes * REWRITE_SHARE);
@@ -143,7 +147,10 @@ export function outlineBlockStore(cacheDir: string, options: OutlineBlockStoreOp
       } catch {
         return;
       }
-      await writeFileAtomic(path, data).catch(() => undefined);
+      appendable = await writeFileAtomic(path, data).then(
+        () => true,
+        () => false,
+      );
     },
   };
 }

@@ -322,19 +322,26 @@ describe('outline block store (block-store.ts)', () => {
 
   it('a damaged or foreign store file is a miss, never an error, and the next save replaces it', async () => {
     const dir = cacheDir();
-    mkdirSync(join(dir, 'index'), { recursive: true });
+    const file = join(dir, 'index', 'outline-blocks.bin');
     const language = languageForPath('p/run.go')!;
-    for (const [i, junk] of [Buffer.from('not a store'), Buffer.alloc(0)].entries()) {
-      writeFileSync(join(dir, 'index', 'outline-blocks.bin'), junk);
+    // a store of this version, then the same with another version in its frame header
+    const seed = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+    await seed.outline(language, variant(GO, 'seed'));
+    await seed.save();
+    const otherVersion = Buffer.from(readFileSync(file));
+    otherVersion.writeUInt32LE(otherVersion.readUInt32LE(8) + 1, 8);
+    for (const [i, junk] of [Buffer.from('not a store'), otherVersion, Buffer.alloc(0)].entries()) {
+      writeFileSync(file, junk);
       const content = variant(GO, `damaged ${i}`);
       const engine = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
       expect(await engine.outline(language, content)).toEqual(await wholeOutline('p/run.go', content));
       expect(engine.blockCounts()).toEqual({ kept: 0, parsed: splitBlocks(content).length });
       await engine.save();
+      // the save replaced the file (appending after it would leave its blocks unread)
+      const reread = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+      await reread.outline(language, variant(GO, `damaged ${i} again`));
+      expect(reread.blockCounts()).toEqual({ kept: splitBlocks(GO).length - 1, parsed: 1 });
     }
-    const reread = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
-    await reread.outline(language, variant(GO, 'damaged 2'));
-    expect(reread.blockCounts()).toEqual({ kept: splitBlocks(GO).length - 1, parsed: 1 });
   });
 
   it('keeps the blocks used last when it must drop some to stay within its size', async () => {
