@@ -22,7 +22,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'cache',
-    summary: 'Show, prune or clear the summary, token-count, secret-scan and embedding caches',
+    summary: 'Show, prune or clear the summary, token-count, secret-scan and embedding caches and the persistent index',
     load: async () => (await import('./cache.js')).cacheCommand,
   },
   {
