@@ -73,7 +73,8 @@ export function splitBlocks(content: string, style: LanguageSpec['blocks'] = 'li
       statement = text;
     }
     quoted = toggledQuotes(quoted, text);
-    if (text.trim() !== '' && !isComment(text)) previous = text;
+    const first = firstNonBlank(text);
+    if (first < text.length && !startsComment(text, first)) previous = text;
   }
   if (cuts.length === 0) return whole;
   const blocks: SourceBlock[] = [];
@@ -106,13 +107,21 @@ function opensNext(text: string): boolean {
 
 /** Comments, decorators and attributes: they belong to the code line below them. */
 function isAttached(text: string): boolean {
-  return isComment(text) || text.trimStart().startsWith('@');
+  const first = firstNonBlank(text);
+  return startsComment(text, first) || text.charCodeAt(first) === 64;
 }
 
-/** A line that starts a comment (or continues a block comment) in one of the languages outlined. */
-function isComment(text: string): boolean {
-  const trimmed = text.trimStart();
-  return trimmed.startsWith('//') || trimmed.startsWith('/*') || trimmed.startsWith('*') || trimmed.startsWith('#');
+/** Where a line's first character other than a space or tab is (its length when there is none). */
+function firstNonBlank(text: string): number {
+  let i = 0;
+  while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9 || text.charCodeAt(i) === 13)) i++;
+  return i;
+}
+
+/** Whether a comment (or a block comment's continuation) starts at `at`, in one of the languages outlined: `//`, `/*`, `*`, `#`. */
+function startsComment(text: string, at: number): boolean {
+  const c = text.charCodeAt(at);
+  return c === 42 || c === 35 || (c === 47 && (text.charCodeAt(at + 1) === 47 || text.charCodeAt(at + 1) === 42));
 }
 
 /** Two one-line statements that start with the same word (a run of imports): kept together. */

@@ -6,7 +6,7 @@ import type { LanguageSpec } from '../languages/types.js';
 import type { OutlineItem } from '../outline/types.js';
 import { composeBlocks, type PlacedBlock } from './block-outline.js';
 import type { OutlineBlockStore } from './block-store.js';
-import { splitBlocks } from './blocks.js';
+import { splitBlocks, type SourceBlock } from './blocks.js';
 import { outlineBlock, type BlockOutline } from './outline.js';
 import { knownOutline, rememberOutline } from './outline-memo.js';
 import { claimBlock, forgetUnclaimedBlocks, prefetchBlock } from './outline-pool.js';
@@ -90,10 +90,20 @@ export function createSyntaxEngine(options: SyntaxEngineOptions = {}): SyntaxEng
   };
   const blocks = options.blocks;
   const counts = { kept: 0, parsed: 0 };
+  /**
+   * The split of each text the last prefetch handed over, with its block texts and what the store
+   * held for each (under the code-before flag it guessed), so the outline does not cut, hash and
+   * look up the same file again. Taken once; dropped by the next prefetch.
+   */
+  const prepared = new Map<string, { split: SourceBlock[]; texts: string[]; stored: Array<BlockOutline | undefined> }>();
 
-  /** One block's outline: kept, from the pool, or parsed here; `keep`: a block of a split file. */
-  const blockOutline = async (language: LanguageSpec, text: string, codeBefore: boolean, keep: boolean): Promise<BlockOutline | null> => {
-    const stored = keep ? blocks?.get(language.id, codeBefore, text) : undefined;
+  /**
+   * One block's outline: kept, from the pool, or parsed here; `keep`: a block of a split file.
+   * `held`: what the store held for it when the prefetch asked (a miss is asked again: another
+   * file's identical block may have been kept since).
+   */
+  const blockOutline = async (language: LanguageSpec, text: string, codeBefore: boolean, keep: boolean, held?: BlockOutline): Promise<BlockOutline | null> => {
+    const stored = keep ? (held ?? blocks?.get(language.id, codeBefore, text)) : undefined;
     if (stored !== undefined) {
       counts.kept++;
       return stored;
@@ -108,11 +118,16 @@ export function createSyntaxEngine(options: SyntaxEngineOptions = {}): SyntaxEng
 
   const outlineByBlocks = async (language: LanguageSpec, content: string): Promise<OutlineItem[] | null> => {
     if (content.length > MAX_PARSE_CHARS) return null;
-    const split = splitBlocks(content, language.blocks);
+    const prep = prepared.get(content);
+    prepared.delete(content);
+    const split = prep?.split ?? splitBlocks(content, language.blocks);
     const parts: PlacedBlock[] = [];
     let codeBefore = false;
-    for (const { start, end, row } of split) {
-      const block: BlockOutline | null = split.length === 1 ? await blockOutline(language, content, false, false) : await blockOutline(language, content.slice(start, end), codeBefore, true);
+    for (const [i, { start, end, row }] of split.entries()) {
+      // the prefetch looked the block up under the flag it guessed (code before every block but the first)
+      const held: BlockOutline | undefined = prep && codeBefore === i > 0 ? prep.stored[i] : undefined;
+      const block: BlockOutline | null =
+        split.length === 1 ? await blockOutline(language, content, false, false) : await blockOutline(language, prep?.texts[i] ?? content.slice(start, end), codeBefore, true, held);
       if (block === null) return null;
       if (block.error && split.length > 1) {
         const whole = await blockOutline(language, content, false, false);
@@ -135,6 +150,7 @@ export function createSyntaxEngine(options: SyntaxEngineOptions = {}): SyntaxEng
     },
     prefetch(files) {
       forgetUnclaimedBlocks();
+      prepared.clear();
       for (const { path, content } of files) {
         const language = languageForContent(path, content);
         if (language === undefined || content.length > MAX_PARSE_CHARS || knownOutline(content, language.id) !== undefined) continue;
@@ -146,11 +162,13 @@ export function createSyntaxEngine(options: SyntaxEngineOptions = {}): SyntaxEng
         // the code-before flag of a later block is a guess (the first block holds the first code line); a wrong one is parsed here
         const missing: Array<[text: string, codeBefore: boolean]> = [];
         let whole = false;
-        split.forEach(({ start, end }, i) => {
-          const text = content.slice(start, end);
-          const stored = blocks?.get(language.id, i > 0, text);
-          if (stored === undefined) missing.push([text, i > 0]);
-          else whole ||= stored.error;
+        const texts = split.map(({ start, end }) => content.slice(start, end));
+        const stored = texts.map((text, i) => blocks?.get(language.id, i > 0, text));
+        prepared.set(content, { split, texts, stored });
+        texts.forEach((text, i) => {
+          const held = stored[i];
+          if (held === undefined) missing.push([text, i > 0]);
+          else whole ||= held.error;
         });
         // a kept block with a syntax error: the file is parsed whole (outlineByBlocks)
         if (whole) prefetchBlock(content, language.id, false);

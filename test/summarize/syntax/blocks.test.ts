@@ -287,6 +287,12 @@ describe('outline block store (block-store.ts)', () => {
     const later = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
     expect(await later.outline(language, edited)).toEqual(await wholeOutline('src/store.ts', edited));
     expect(later.blockCounts()).toEqual({ kept: splitBlocks(edited).length - 1, parsed: 1 });
+    // the same through the levels stage's order: prefetched (the cut and the lookups are kept for the outline), then outlined
+    const again = original.replace('const y3 = key + 3;', 'const y3 = key + 33;');
+    const prefetched = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+    prefetched.prefetch([{ path: 'src/store.ts', content: again }]);
+    expect(await prefetched.outline(language, again)).toEqual(await wholeOutline('src/store.ts', again));
+    expect(prefetched.blockCounts()).toEqual({ kept: splitBlocks(again).length - 1, parsed: 1 });
   });
 
   it('a save appends a frame with the blocks it made; a damaged frame loses only its own blocks', async () => {
