@@ -5,7 +5,7 @@ import { indexDirOf } from '../../cache/cache-dir.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { encodeFramed, readFramedSync } from '../../util/framed-file.js';
 import { edgeMaps, resolveKeptGraph, watchedBy, type ImportGraph, type Watches } from './index.js';
-import { buildProjectIndex, pathChangeKeys, readHolds, type ConfigRead } from './project.js';
+import { buildProjectIndex, pathChangeKeys, stillHolds, type ConfigRead } from './project.js';
 
 /**
  * The import graph of the last one-shot run, kept in `<cache dir>/index/import-graph.bin`, so a
@@ -92,7 +92,7 @@ export function importGraphCache(cacheDir: string): ImportGraphCache {
       if (!imports || !watches) return undefined;
       const project = buildProjectIndex(files);
       const reads = new Map(stored.configs);
-      const failed = [...reads].filter(([, read]) => !readHolds(read, project)).map(([key]) => key);
+      const failed = [...reads].filter(([, read]) => !stillHolds(read, project)).map(([key]) => key);
       const again = watchedBy(watches, pathChangeKeys({ added, removed, changed }, failed), new Set([...added, ...changed]));
       const fileWarnings = new Map(stored.fileWarnings.map(([position, warnings]) => [keptPaths[position] ?? '', warnings]));
       const graph = resolveKeptGraph(files, project, { imports, fileWarnings, watches }, again, removed);

@@ -60,17 +60,6 @@ export function buildProjectIndex(files: readonly CandidateFile[], previous?: Co
   return projectIndex(pathTables(files), files, new Map(), previous);
 }
 
-/**
- * The index of `files` when every config read of an earlier index over the same paths (a graph
- * kept by an earlier run: its lookups only, the values are read again on use) still holds, else
- * null (a config file it read changed).
- */
-export function projectIndexIfReadsHold(files: readonly CandidateFile[], reads: Iterable<Pick<ConfigRead, 'lookups'>>): ProjectIndex | null {
-  const index = buildProjectIndex(files);
-  for (const read of reads) if (!stillHolds(read, index)) return null;
-  return index;
-}
-
 /** The path lookup tables of a file set: the part of an index that depends on the paths alone. */
 interface PathTables {
   byDir: Map<string, string[]>;
@@ -225,7 +214,7 @@ export function watchResolution(project: ProjectIndex): ResolutionWatch {
  * The watch keys (watchResolution) that a change of the file set sets off: for each path added
  * or removed, its directory, base name, directory's name, every directory above it and the path
  * itself; for each path whose content changed, the path; and each config read that no longer
- * holds (carryReads, readHolds), by key.
+ * holds (carryReads, stillHolds), by key.
  */
 export function pathChangeKeys(paths: { added: readonly string[]; removed: readonly string[]; changed: readonly string[] }, failedReads: Iterable<string>): Set<string> {
   const keys = new Set<string>();
@@ -261,11 +250,6 @@ export function carryReads(before: ConfigReads, after: ProjectIndex): string[] {
   return failed;
 }
 
-/** Whether every lookup of a config read (kept with its lookups alone) answers the same in `project`. */
-export function readHolds(read: Pick<ConfigRead, 'lookups'>, project: ProjectIndex): boolean {
-  return stillHolds(read, project);
-}
-
 function recordRead(project: ProjectIndex, read: (view: ProjectIndex) => unknown): ConfigRead {
   const lookups: Lookup[] = [];
   const view = { ...project, warnings: [] as string[] };
@@ -281,7 +265,8 @@ function recordRead(project: ProjectIndex, read: (view: ProjectIndex) => unknown
   return { value, warnings: view.warnings, lookups };
 }
 
-function stillHolds(read: Pick<ConfigRead, 'lookups'>, project: ProjectIndex): boolean {
+/** Whether every lookup of a config read (also one kept with its lookups alone) answers the same in `project`. */
+export function stillHolds(read: Pick<ConfigRead, 'lookups'>, project: ProjectIndex): boolean {
   return read.lookups.every(([name, args, answer]) => sameAnswer((project[name] as (...a: string[]) => unknown)(...args), answer));
 }
 

@@ -275,21 +275,23 @@ describe('outline block store (block-store.ts)', () => {
   afterAll(() => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
+  /** An engine of a new process: its block store reads the cache directory afresh. */
+  const engineOn = (dir: string) => createSyntaxEngine({ blocks: outlineBlockStore(dir) });
 
   it('a changed file is parsed only in the blocks that changed, by a later process, and its outline equals a whole parse', async () => {
     const dir = cacheDir();
     const language = languageForPath('src/store.ts')!;
-    const first = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+    const first = engineOn(dir);
     const original = variant(TS, 'store test');
     await first.outline(language, original);
     await first.save();
     const edited = original.replace('const y2 = key + 2;', 'const y2 = key + 22;');
-    const later = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+    const later = engineOn(dir);
     expect(await later.outline(language, edited)).toEqual(await wholeOutline('src/store.ts', edited));
     expect(later.blockCounts()).toEqual({ kept: splitBlocks(edited).length - 1, parsed: 1 });
     // the same through the levels stage's order: prefetched (the cut and the lookups are kept for the outline), then outlined
     const again = original.replace('const y3 = key + 3;', 'const y3 = key + 33;');
-    const prefetched = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+    const prefetched = engineOn(dir);
     prefetched.prefetch([{ path: 'src/store.ts', content: again }]);
     expect(await prefetched.outline(language, again)).toEqual(await wholeOutline('src/store.ts', again));
     expect(prefetched.blockCounts()).toEqual({ kept: splitBlocks(again).length - 1, parsed: 1 });
@@ -299,14 +301,14 @@ describe('outline block store (block-store.ts)', () => {
     const dir = cacheDir();
     const file = join(dir, 'index', 'outline-blocks.bin');
     const language = languageForPath('src/store.ts')!;
-    const first = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+    const first = engineOn(dir);
     const original = variant(TS, 'append test');
     await first.outline(language, original);
     await first.save();
     const base = readFileSync(file);
     // a later process adds one changed block: the file grows by one frame, its start unchanged
     const edited = original.replace('const x5 = n + 5;', 'const x5 = n + 55;');
-    const second = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+    const second = engineOn(dir);
     await second.outline(language, edited);
     expect(second.blockCounts()).toEqual({ kept: splitBlocks(edited).length - 1, parsed: 1 });
     await second.save();
@@ -314,14 +316,14 @@ describe('outline block store (block-store.ts)', () => {
     expect(grown.length).toBeGreaterThan(base.length);
     expect(grown.length - base.length).toBeLessThan(base.length / 2);
     expect(grown.subarray(0, base.length).equals(base)).toBe(true);
-    const third = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+    const third = engineOn(dir);
     await third.outline(language, `${edited}\n`);
     expect(third.blockCounts()).toEqual({ kept: splitBlocks(edited).length - 1, parsed: 1 });
     // a flipped byte in the appended frame: its block is parsed again, the base still serves
     const damaged = Buffer.from(grown);
     damaged[grown.length - 3] = damaged[grown.length - 3]! ^ 0xff;
     writeFileSync(file, damaged);
-    const fourth = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+    const fourth = engineOn(dir);
     await fourth.outline(language, `${edited}\n\n`);
     expect(fourth.blockCounts()).toEqual({ kept: splitBlocks(edited).length - 2, parsed: 2 });
   });
@@ -331,7 +333,7 @@ describe('outline block store (block-store.ts)', () => {
     const file = join(dir, 'index', 'outline-blocks.bin');
     const language = languageForPath('p/run.go')!;
     // a store of this version, then the same with another version in its frame header
-    const seed = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+    const seed = engineOn(dir);
     await seed.outline(language, variant(GO, 'seed'));
     await seed.save();
     const otherVersion = Buffer.from(readFileSync(file));
@@ -339,12 +341,12 @@ describe('outline block store (block-store.ts)', () => {
     for (const [i, junk] of [Buffer.from('not a store'), otherVersion, Buffer.alloc(0)].entries()) {
       writeFileSync(file, junk);
       const content = variant(GO, `damaged ${i}`);
-      const engine = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+      const engine = engineOn(dir);
       expect(await engine.outline(language, content)).toEqual(await wholeOutline('p/run.go', content));
       expect(engine.blockCounts()).toEqual({ kept: 0, parsed: splitBlocks(content).length });
       await engine.save();
       // the save replaced the file (appending after it would leave its blocks unread)
-      const reread = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+      const reread = engineOn(dir);
       await reread.outline(language, variant(GO, `damaged ${i} again`));
       expect(reread.blockCounts()).toEqual({ kept: splitBlocks(GO).length - 1, parsed: 1 });
     }
@@ -356,7 +358,7 @@ describe('outline block store (block-store.ts)', () => {
     // two versions of a module that share no block
     const old = variant(PY.replaceAll('v', 'w').replace('Module docstring', 'Old module'), 'evict old', '#');
     const current = variant(PY, 'evict current', '#');
-    const seed = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+    const seed = engineOn(dir);
     await seed.outline(language, old);
     await seed.outline(language, current);
     await seed.save();
@@ -369,10 +371,10 @@ describe('outline block store (block-store.ts)', () => {
     // what the save left out is gone from this process's memory too
     await small.outline(language, `${old}\n\n`);
     expect(small.blockCounts().kept).toBeLessThan(splitBlocks(current).length - 1 + splitBlocks(old).length - 1);
-    const after = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+    const after = engineOn(dir);
     await after.outline(language, current.replace('return x', 'return x + 2'));
     expect(after.blockCounts()).toEqual({ kept: splitBlocks(current).length - 1, parsed: 1 });
-    const dropped = createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+    const dropped = engineOn(dir);
     await dropped.outline(language, `${old}\n`);
     expect(dropped.blockCounts().kept).toBeLessThan(splitBlocks(old).length - 1);
   });
