@@ -1,3 +1,4 @@
+import type { CommitTimes } from '../facts/fact-store.js';
 import type { GitFacts } from '../types.js';
 import { GitCommandError, type GitPort } from './collect-ports.js';
 
@@ -116,11 +117,16 @@ export const MAX_LOG_COMMITS = 20_000;
  * Last commit time per path from ONE `git log` pass, newest first; the first time a path is
  * seen is its last change. The walk stops as soon as every wanted path has a time, or at
  * MAX_LOG_COMMITS. Paths are relative to the root.
+ *
+ * `--full-history` keeps every parent of a merge: the walk visits the same commits in the same
+ * order whatever the pathspec, so a walk limited to a few paths (`limitToWanted`) finds the
+ * commit a walk of the whole root would. Limited, only commits touching those paths count
+ * towards `maxCommits`: callers limit a walk only where the history is known to be shorter.
  */
 export async function lastCommitTimes(
   git: GitPort,
   root: string,
-  options: { prefix: string; wanted: Set<string>; maxCommits?: number; range?: string },
+  options: { prefix: string; wanted: Set<string>; maxCommits?: number; range?: string; limitToWanted?: boolean },
 ): Promise<Map<string, number>> {
   const { prefix, wanted } = options;
   const maxCommits = options.maxCommits ?? MAX_LOG_COMMITS;
@@ -161,7 +167,8 @@ export async function lastCommitTimes(
 
   let stoppedEarly = false;
   const range = options.range === undefined ? [] : [options.range];
-  await git.stream(['log', '--format=%x00%ct', '--name-only', '-z', '--no-renames', ...range, '--', '.'], root, (chunk) => {
+  const pathspecs = options.limitToWanted === true ? [...wanted].map((path) => `:(literal)${path}`) : ['.'];
+  await git.stream(['log', '--format=%x00%ct', '--name-only', '-z', '--no-renames', '--full-history', ...range, '--', ...pathspecs], root, (chunk) => {
     const data = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk;
     let start = 0;
     for (let nul = data.indexOf(0, start); nul !== -1; nul = data.indexOf(0, start)) {
@@ -183,9 +190,16 @@ export async function lastCommitTimes(
 
 /** Where commit times are remembered between runs (the fact store). */
 export interface CommitTimesCache {
-  commitTimes(prefixKey: string): ReadonlyArray<{ head: string; times: Map<string, number> }>;
-  putCommitTimes(prefixKey: string, entry: { head: string; times: Map<string, number> }): void;
+  commitTimes(prefixKey: string): readonly CommitTimes[];
+  putCommitTimes(prefixKey: string, entry: CommitTimes): void;
 }
+
+/**
+ * Stale paths up to which the walk from the merge base names the paths instead of the whole
+ * root: git's cost per commit grows with the pathspecs, and past a few dozen paths limiting
+ * costs more than it saves (vite, 290 paths: 2.0 s limited against 0.44 s for the whole walk).
+ */
+const LIMITED_WALK_MAX_PATHS = 32;
 
 /**
  * lastCommitTimes through a cache keyed by HEAD: history is content-addressed, so the same HEAD
@@ -197,6 +211,12 @@ export interface CommitTimesCache {
  *   up to B, from a walk from B that stops once those few paths are found;
  * - every other path has the same last commit on both sides: the remembered time.
  * Anything else is one full walk, remembered for next time.
+ *
+ * An entry also remembers how many commits HEAD reaches (`reach`), counted alongside a full
+ * walk and carried to the entries derived from it. When B's history is known to be shorter than
+ * the walk's bound, the walk from B names a few stale paths instead of the whole root (a
+ * checkout one commit back: one stale path, 6 ms instead of 90 on vite): the bound can then
+ * never cut either walk short, and `--full-history` makes both find the same commit.
  */
 export async function cachedCommitTimes(
   git: GitPort,
@@ -213,23 +233,46 @@ export async function cachedCommitTimes(
     if (entry.head === head) continue;
     const base = await mergeBase(git, root, entry.head, head);
     if (base === null) continue;
-    const ours = base === head ? new Map<string, number>() : await lastCommitTimes(git, root, { prefix, wanted, range: `${base}..${head}` });
+    const [ours, added] = base === head
+      ? [new Map<string, number>(), 0]
+      : await Promise.all([
+          lastCommitTimes(git, root, { prefix, wanted, range: `${base}..${head}` }),
+          entry.reach === undefined ? undefined : commitCount(git, root, `${base}..${head}`),
+        ]);
     const theirs = base === entry.head ? new Set<string>() : await changedPaths(git, root, prefix, `${base}..${entry.head}`);
     const stale = new Set([...wanted].filter((p) => !ours.has(p) && theirs.has(p)));
-    const fromBase = stale.size === 0 ? new Map<string, number>() : await lastCommitTimes(git, root, { prefix, wanted: stale, range: base });
+    // B is an ancestor of the remembered HEAD, so it reaches no more commits than that HEAD does.
+    const limited = stale.size <= LIMITED_WALK_MAX_PATHS && entry.reach !== undefined && entry.reach < MAX_LOG_COMMITS;
+    const fromBase = stale.size === 0 ? new Map<string, number>() : await lastCommitTimes(git, root, { prefix, wanted: stale, range: base, limitToWanted: limited });
     const merged = new Map<string, number>();
     for (const path of wanted) {
       const t = ours.get(path) ?? (stale.has(path) ? fromBase.get(path) : entry.times.get(path));
       if (t !== undefined) merged.set(path, t);
     }
     if (merged.size === wanted.size) {
-      cache.putCommitTimes(key, { head, times: merged });
+      const reach = entry.reach === undefined || added === undefined ? undefined : entry.reach + added;
+      cache.putCommitTimes(key, { head, times: merged, ...(reach === undefined ? {} : { reach }) });
       return merged;
     }
   }
-  const times = await lastCommitTimes(git, root, { prefix, wanted });
-  cache.putCommitTimes(key, { head, times });
+  const [times, reach] = await Promise.all([lastCommitTimes(git, root, { prefix, wanted }), commitCount(git, root, head)]);
+  cache.putCommitTimes(key, { head, times, ...(reach === undefined ? {} : { reach }) });
   return times;
+}
+
+/**
+ * The commits `rev` reaches (a revision or a range), counted up to MAX_LOG_COMMITS: git walks
+ * commits without diffing trees, a fraction of a log's cost. undefined past that bound or when
+ * git cannot count them.
+ */
+async function commitCount(git: GitPort, root: string, rev: string): Promise<number | undefined> {
+  try {
+    const count = Number((await git.run(['rev-list', '--count', `--max-count=${MAX_LOG_COMMITS}`, rev], root)).toString('latin1').trim());
+    return Number.isSafeInteger(count) && count < MAX_LOG_COMMITS ? count : undefined;
+  } catch (error) {
+    if (error instanceof GitCommandError) return undefined;
+    throw error;
+  }
 }
 
 /** The merge base of two commits, or null when they share no history (or one is unknown to this clone). */
@@ -245,7 +288,7 @@ async function mergeBase(git: GitPort, root: string, a: string, b: string): Prom
 
 /** Every path (relative to the prefix) some commit of `range` touched: a change reverted later still counts. */
 async function changedPaths(git: GitPort, root: string, prefix: string, range: string): Promise<Set<string>> {
-  const out = await git.run(['log', '--format=', '--name-only', '-z', '--no-renames', range, '--', '.'], root);
+  const out = await git.run(['log', '--format=', '--name-only', '-z', '--no-renames', '--full-history', range, '--', '.'], root);
   const paths = new Set<string>();
   for (const field of out.toString('utf8').split('\0')) {
     const name = field.replace(/^\n+/, '');

@@ -26,7 +26,8 @@ import { appendFrame, decodeFrameAt, eachAppendedFrame, encodeFramed } from '../
  * basename + options (see collectFactKey); stat entries per root real path; commit times per
  * repository prefix and HEAD (history is content-addressed too, so a new clone reuses them).
  */
-export const FACT_STORE_VERSION = 1;
+/** 2: commit times come from walks that keep every parent of a merge, and remember how far HEAD reaches. */
+export const FACT_STORE_VERSION = 2;
 /** The first bytes of the store file (its base frame). */
 export const FACT_STORE_MAGIC = Buffer.from('AIWGIDX1', 'latin1');
 const MAGIC = FACT_STORE_MAGIC;
@@ -65,6 +66,8 @@ export interface CommitTimes {
   head: string;
   /** Last commit time per root-relative path, epoch ms. */
   times: Map<string, number>;
+  /** When known, an upper bound on the commits `head` reaches (see cachedCommitTimes). */
+  reach?: number;
 }
 
 interface Payload {

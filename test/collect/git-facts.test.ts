@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { execGit, type GitPort } from '../../src/collect/collect-ports.js';
 import { cachedCommitTimes, lastCommitTimes, parseStatus, type CommitTimesCache } from '../../src/collect/git-facts.js';
+import type { CommitTimes } from '../../src/facts/fact-store.js';
 import { makeTempDir } from '../helpers/fixture-repo.js';
 
 /** `git log --format=%x00%ct --name-only -z` output for commits newest first. */
@@ -85,35 +86,57 @@ describe('parseStatus', () => {
   });
 });
 
-describe('cachedCommitTimes over a real history: a related HEAD walks only what lies between', () => {
-  const repo = makeTempDir('aiwg-commit-times-');
+/** A scratch repository whose commits get one day each, so walk order is known. */
+function historyRepo(prefix: string) {
+  const repo = makeTempDir(prefix);
   const run = (...args: string[]) => execFileSync('git', args, { cwd: repo.root, encoding: 'utf8' }).trim();
   let day = 0;
-  const commit = (files: Record<string, string>, message: string) => {
+  const dated = () => {
+    const date = `2026-01-${String(++day).padStart(2, '0')}T10:00:00Z`;
+    return { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date };
+  };
+  const write = (files: Record<string, string>) => {
     for (const [path, text] of Object.entries(files)) {
       mkdirSync(dirname(join(repo.root, path)), { recursive: true });
       writeFileSync(join(repo.root, path), text);
     }
+  };
+  const commit = (files: Record<string, string>, message: string) => {
+    write(files);
     run('add', '-A');
-    const date = `2026-01-${String(++day).padStart(2, '0')}T10:00:00Z`;
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', message], { cwd: repo.root, env: { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', message], { cwd: repo.root, env: dated() });
     return run('rev-parse', 'HEAD');
   };
-  const git = execGit();
-  const memoryCache = (): CommitTimesCache & { heads: string[] } => {
-    const entries: Array<{ head: string; times: Map<string, number> }> = [];
-    return {
-      commitTimes: () => entries,
-      putCommitTimes: (_key, entry) => void entries.unshift(entry),
-      get heads() {
-        return entries.map((e) => e.head);
-      },
-    };
+  /** Merge `branch`, then set `files` before the merge commit (a resolution that keeps or changes paths). */
+  const merge = (branch: string, files: Record<string, string>) => {
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'merge', '-q', '--no-ff', '--no-commit', '-X', 'ours', branch], { cwd: repo.root, env: dated(), stdio: 'pipe' });
+    return commit(files, `merge ${branch}`);
   };
+  const git = execGit();
   const filesAt = (rev: string) => new Set(run('ls-tree', '-r', '--name-only', rev).split('\n').filter(Boolean));
   const walked = (rev: string) => lastCommitTimes(git, repo.root, { prefix: '', wanted: filesAt(rev), range: rev });
-
+  /** cachedCommitTimes through a port that records every log it streams. */
+  const recorded = async (rev: string, cache: CommitTimesCache) => {
+    const logs: string[][] = [];
+    const recording: GitPort = { run: (args, cwd) => git.run(args, cwd), stream: (args, cwd, onData) => (logs.push(args), git.stream(args, cwd, onData)) };
+    const times = await cachedCommitTimes(recording, repo.root, { prefix: '', head: rev, wanted: filesAt(rev), cache });
+    return { times, logs };
+  };
   run('init', '-q', '-b', 'main');
+  return { root: repo.root, run, commit, merge, git, filesAt, walked, recorded, cleanup: repo.cleanup };
+}
+
+function memoryCache(): CommitTimesCache & { entries: CommitTimes[] } {
+  const entries: CommitTimes[] = [];
+  return { entries, commitTimes: () => entries, putCommitTimes: (_key, entry) => void entries.unshift(entry) };
+}
+
+/** A log limited to named paths rather than the whole root. */
+const limitedLog = (args: string[]) => args.some((arg) => arg.startsWith(':(literal)'));
+
+describe('cachedCommitTimes over a real history: a related HEAD walks only what lies between', () => {
+  const repo = historyRepo('aiwg-commit-times-');
+  const { run, commit, git, filesAt, walked, recorded } = repo;
   const a = commit({ 'src/a.ts': 'a1', 'src/b.ts': 'b1', 'docs/c.md': 'c1', 'src/old.ts': 'o1' }, 'a');
   const b = commit({ 'src/a.ts': 'a2' }, 'b');
   run('checkout', '-q', '-b', 'side');
@@ -132,24 +155,63 @@ describe('cachedCommitTimes over a real history: a related HEAD walks only what 
     const cache = memoryCache();
     const wantedHead = filesAt(head);
     await cachedCommitTimes(git, repo.root, { prefix: '', head, wanted: wantedHead, cache });
+    expect(cache.entries[0]?.reach).toBe(Number(run('rev-list', '--count', head)));
     const rev = target();
-    const logs: string[][] = [];
-    const recording: GitPort = { run: (args, cwd) => git.run(args, cwd), stream: (args, cwd, onData) => (logs.push(args), git.stream(args, cwd, onData)) };
-    const times = await cachedCommitTimes(recording, repo.root, { prefix: '', head: rev, wanted: filesAt(rev), cache });
+    const { times, logs } = await recorded(rev, cache);
     expect(times).toEqual(await walked(rev));
     // no walk of the whole history: every log names a range or starts at the merge base
     expect(logs.every((args) => args.some((arg) => /^[0-9a-f]{40}(\.\.[0-9a-f]{40})?$/.test(arg)))).toBe(true);
-    expect(cache.heads).toEqual([rev, head]);
+    // the few stale paths are walked by name: the history is far shorter than the walk's bound
+    expect(logs.some(limitedLog)).toBe(true);
+    expect(cache.entries.map((e) => e.head)).toEqual([rev, head]);
+    // what the new entry reaches: at least every commit of its own history
+    expect(cache.entries[0]?.reach).toBeGreaterThanOrEqual(Number(run('rev-list', '--count', rev)));
     // and back again, from the entry just made
     const back = memoryCache();
-    back.putCommitTimes('prefix:', { head: rev, times });
+    back.putCommitTimes('prefix:', cache.entries[0] as CommitTimes);
     expect(await cachedCommitTimes(git, repo.root, { prefix: '', head, wanted: wantedHead, cache: back })).toEqual(await walked(head));
+  });
+
+  it('an entry that does not know how far its HEAD reaches never walks by name, and answers the same', async () => {
+    const cache = memoryCache();
+    cache.putCommitTimes('prefix:', { head, times: await walked(head) });
+    const { times, logs } = await recorded(b, cache);
+    expect(times).toEqual(await walked(b));
+    expect(logs.some(limitedLog)).toBe(false);
+    expect(cache.entries[0]?.reach).toBeUndefined();
   });
 
   it('a remembered HEAD this clone does not know is passed over for a full walk', async () => {
     const cache = memoryCache();
     cache.putCommitTimes('prefix:', { head: 'f'.repeat(40), times: new Map([['src/a.ts', 1]]) });
     expect(await cachedCommitTimes(git, repo.root, { prefix: '', head, wanted: filesAt(head), cache })).toEqual(await walked(head));
+  });
+
+  afterAll(() => repo.cleanup());
+});
+
+describe('cachedCommitTimes across a merge whose resolution kept one side of a path', () => {
+  // The side branch changed p.ts after main last did; the merge kept main's p.ts but took the
+  // side's q.ts. A walk limited to p.ts would, by git's default, follow only the parent whose
+  // p.ts the merge kept and miss the side's commit, which the walk of the whole root sees.
+  const repo = historyRepo('aiwg-commit-times-merge-');
+  const { run, commit, merge, walked, recorded } = repo;
+  commit({ 'p.ts': 'p1', 'q.ts': 'q1', 'r.ts': 'r1' }, 'a');
+  run('checkout', '-q', '-b', 'side');
+  commit({ 'p.ts': 'p-side', 'q.ts': 'q-side' }, 'side');
+  run('checkout', '-q', 'main');
+  commit({ 'r.ts': 'r2' }, 'b');
+  const merged = merge('side', { 'p.ts': 'p1' });
+  const head = commit({ 'p.ts': 'p3' }, 'c');
+
+  it('a checkout of the merge gets the side commit for the kept path, as a walk of the whole root does', async () => {
+    const cache = memoryCache();
+    await recorded(head, cache);
+    const { times, logs } = await recorded(merged, cache);
+    expect(logs.some(limitedLog)).toBe(true);
+    const whole = await walked(merged);
+    expect(times).toEqual(whole);
+    expect(whole.get('p.ts')).toBe(Date.parse('2026-01-02T10:00:00Z'));
   });
 
   afterAll(() => repo.cleanup());
