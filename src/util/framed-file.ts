@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { deserialize, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
@@ -103,4 +103,19 @@ export async function appendFrame(path: string, record: Buffer, accept: (file: {
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The first frame of an open file, read on its own (what follows it is left unread): its value
+ * and the offset where it ends, or the reason it is a miss.
+ */
+export function readLeadingFrameSync(fd: number, magic: Buffer, version: number, what: string): { value: unknown; end: number } | { problem: string } {
+  const header = Buffer.alloc(magic.length + 12);
+  if (readSync(fd, header, 0, header.length, 0) !== header.length) return { problem: `not an ${what}` };
+  if (!header.subarray(0, magic.length).equals(magic)) return { problem: `not an ${what}` };
+  const length = header.readUInt32LE(magic.length + 4);
+  const frame = Buffer.alloc(header.length + length);
+  header.copy(frame);
+  const read = length === 0 ? 0 : readSync(fd, frame, header.length, length, header.length);
+  return decodeFrameAt(frame.subarray(0, header.length + read), 0, magic, version, what);
 }

@@ -1,9 +1,10 @@
+import { readFileSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Embedder } from '../../types.js';
 import { loadOnnxProto } from './onnx-gather-graph.js';
-import { modelStamps, readStaticModelPack, writeStaticModelPack, type StaticModelPack } from './static-model-pack.js';
+import { modelStamps, readStaticModelPack, STATIC_PACK_FILE, writeStaticModelPack, type StaticModelPack } from './static-model-pack.js';
 import { startStaticEmbedThread, type StaticEmbedThread } from './static-embed-thread.js';
 import { WorkerGone } from '../../util/worker-calls.js';
 import { compileStaticTokenizer, type StaticTokenizer } from './static-tokenizer.js';
@@ -88,8 +89,10 @@ const TEXTS_PER_TURN = 128;
 
 export interface StaticModel {
   tokenizer: StaticTokenizer;
-  /** Row-major [rows, dimensions] float32. */
+  /** Row-major [rows, dimensions] float32; from a pack, a row is there once `pages.need(id)` ran. */
   table: Float32Array;
+  /** A table read from a pack page by page (static-model-pack.ts PagedTable); absent when it is all in. */
+  pages?: { need(id: number): void };
   rows: number;
   dimensions: number;
 }
@@ -103,14 +106,14 @@ export async function loadStaticModel(options: Pick<StaticEmbedderOptions, 'dir'
   const fix = options.fix ?? `rebuild the model in ${dir}`;
   const file = (name: string) => join(dir, name);
   try {
-    const packed = options.pack ? await readStaticModelPack(dir) : undefined;
+    const packed = options.pack ? await readStaticModelPack(dir, (table) => fillFromModelFile(table, dir, fix)) : undefined;
     const stamps = options.pack && !packed ? await modelStamps(dir).catch(() => undefined) : undefined;
     const fromFiles = packed ? undefined : await readModelFiles(dir);
     const { hiddenSize, maxLength } = packed ?? fromFiles!;
     const tokenizerJson = packed ? packed.tokenizer : fromFiles!.tokenizerJson;
     const vocab = packed ? vocabOf(packed) : undefined;
     const tokenizer = compileStaticTokenizer(tokenizerJson, typeof maxLength === 'number' && maxLength > 0 ? maxLength : Infinity, file('tokenizer.json'), undefined, vocab);
-    const { table, rows, dimensions } = packed ?? readEmbeddingTable(fromFiles!.onnxBytes, file(join('onnx', 'model.onnx')));
+    const { table, rows, dimensions } = packed ? { ...packed, table: packed.table.table } : readEmbeddingTable(fromFiles!.onnxBytes, file(join('onnx', 'model.onnx')));
     if (hiddenSize !== dimensions) {
       throw new Error(`${file(join('onnx', 'model.onnx'))}: the embeddings table has ${dimensions} dims but config.json hidden_size is ${String(hiddenSize)}`);
     }
@@ -121,7 +124,7 @@ export async function loadStaticModel(options: Pick<StaticEmbedderOptions, 'dir'
       // kept for the next load; a pack that cannot be written costs only the slower load
       const json = tokenizerJson as { model?: { vocab?: Record<string, number> } };
       const keys = Object.keys(json.model?.vocab ?? {});
-      const pack: StaticModelPack = {
+      const pack: StaticModelPack & { table: Float32Array } = {
         tokenizer: { ...json, model: { ...json.model, vocab: {} } },
         vocabKeys: keys,
         vocabIds: Int32Array.from(keys, (key) => json.model!.vocab![key]!),
@@ -133,10 +136,27 @@ export async function loadStaticModel(options: Pick<StaticEmbedderOptions, 'dir'
       };
       await writeStaticModelPack(dir, pack, stamps).catch(() => undefined);
     }
-    return { tokenizer, table, rows, dimensions };
+    return { tokenizer, table, ...(packed ? { pages: packed.table } : {}), rows, dimensions };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`static embedding model ${dir} cannot be loaded: ${reason}; ${fix}`, { cause: error });
+  }
+}
+
+/**
+ * Fill a pack's table whole from the model file after a page of the pack failed its check, and
+ * remove the pack: the next load writes it again. Synchronous, as embedding a text is.
+ */
+function fillFromModelFile(table: Float32Array, dir: string, fix: string): void {
+  const onnx = join(dir, 'onnx', 'model.onnx');
+  try {
+    rmSync(join(dir, STATIC_PACK_FILE), { force: true });
+    const fromFile = readEmbeddingTable(readFileSync(onnx), onnx);
+    if (fromFile.table.length !== table.length) throw new Error(`${onnx}: the embeddings table has ${fromFile.rows} x ${fromFile.dimensions} values, the model pack had ${table.length}`);
+    table.set(fromFile.table);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`static embedding model ${dir} cannot be loaded: its model pack is damaged and ${reason}; ${fix}`, { cause: error });
   }
 }
 
@@ -203,9 +223,10 @@ export function readEmbeddingTable(bytes: Uint8Array, file: string): { table: Fl
 
 /** Sum the token rows in float32, in sequence order, then normalise like the transformers.js path. */
 export function embedOne(model: StaticModel, text: string): Float32Array {
-  const { table, dimensions } = model;
+  const { table, dimensions, pages } = model;
   const sum = new Float32Array(dimensions);
   for (const id of model.tokenizer.encode(text)) {
+    pages?.need(id);
     const offset = id * dimensions;
     // A Float32Array store rounds each addition to float32, as onnxruntime's float32 ReduceSum does.
     for (let d = 0; d < dimensions; d++) sum[d]! += table[offset + d]!;

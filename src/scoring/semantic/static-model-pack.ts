@@ -1,19 +1,27 @@
-import { readFile, stat } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { writeFileAtomic } from '../../util/atomic-write.js';
-import { decodeFramed, encodeFramed } from '../../util/framed-file.js';
+import { encodeFramed, readLeadingFrameSync } from '../../util/framed-file.js';
 
 /**
  * A static model in one file, beside the model in a directory the tool built (never in a user's
- * model_dir): tokenizer.json without its vocabulary, the vocabulary as two arrays, and the
- * embeddings table. Loading it is one read, a checksum and a structured-clone copy (~65 ms here
- * for the default model) instead of parsing 2 MB of JSON, compiling the vocabulary from it and
- * decoding the ONNX protobuf (~175 ms). It records the sizes of the four model files it was made
- * from: a model rebuilt since, or a pack that fails its frame, is a miss.
+ * model_dir): a frame holding tokenizer.json without its vocabulary, the vocabulary as two arrays
+ * and a crc32 per page of the embeddings table, then the table itself, raw float32. Loading it
+ * reads the frame (~2 MB for the default model) and none of the table: a page of rows is read
+ * and checked the first time a token of it is embedded (PagedTable), so a run that embeds a few
+ * new chunks or one task reads a few hundred KB of the 40 MB table instead of all of it. The
+ * frame records the sizes of the four model files the pack was made from: a model rebuilt since,
+ * or a frame that fails its check, is a miss; a page that fails its check makes the table load
+ * from the model files and the pack go, to be written again by the next load.
  */
 export const STATIC_PACK_FILE = 'aiwg-static.pack';
 const MAGIC = Buffer.from('AIWGSEM1', 'latin1');
-const PACK_VERSION = 1;
+/** 2: the table follows the frame, raw, checked page by page. */
+const PACK_VERSION = 2;
+/** Rows per checked page of the table (12.8 KB at 100 dims). */
+export const PACK_PAGE_ROWS = 32;
 /** The files of a model directory (what isBuiltModelDir checks), and what a pack is made from, in the order of its stamps. */
 export const MODEL_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', join('onnx', 'model.onnx')] as const;
 
@@ -26,31 +34,94 @@ export interface StaticModelPack {
   maxLength: unknown;
   /** config.json hidden_size, as read. */
   hiddenSize: unknown;
-  table: Float32Array;
   rows: number;
   dimensions: number;
 }
 
-interface Stored extends StaticModelPack {
+interface Head extends StaticModelPack {
   stamps: string;
+  /** crc32 of each page of PACK_PAGE_ROWS rows (the last may be short). */
+  pageCrcs: Uint32Array;
+}
+
+/**
+ * The rows of a pack's table, read a page at a time on first use. `table` is the whole table's
+ * size from the start (untouched memory costs nothing); `need(id)` makes the row of a token id
+ * readable there. A page that is short or fails its crc calls `damaged`, which must fill `table`
+ * whole (from the model files) or throw.
+ */
+export class PagedTable {
+  readonly table: Float32Array;
+  private readonly loaded: Uint8Array;
+  private pending: number;
+  private fd: number | null;
+
+  constructor(
+    fd: number,
+    private readonly offset: number,
+    private readonly dimensions: number,
+    private readonly crcs: Uint32Array,
+    rows: number,
+    private readonly damaged: (table: Float32Array) => void,
+  ) {
+    this.fd = fd;
+    this.table = new Float32Array(rows * dimensions);
+    this.loaded = new Uint8Array(crcs.length);
+    this.pending = crcs.length;
+  }
+
+  need(id: number): void {
+    const page = Math.floor(id / PACK_PAGE_ROWS);
+    if (this.loaded[page] === 1 || this.fd === null) return;
+    const start = page * PACK_PAGE_ROWS * this.dimensions;
+    const end = Math.min(start + PACK_PAGE_ROWS * this.dimensions, this.table.length);
+    const bytes = new Uint8Array(this.table.buffer, start * 4, (end - start) * 4);
+    let read = 0;
+    try {
+      read = readSync(this.fd, bytes, 0, bytes.length, this.offset + start * 4);
+    } catch {
+      read = -1;
+    }
+    if (read !== bytes.length || crc32(bytes) !== this.crcs[page]) {
+      this.close();
+      this.damaged(this.table);
+      return;
+    }
+    this.loaded[page] = 1;
+    if (--this.pending === 0) this.close();
+  }
+
+  private close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
 }
 
 /** The pack of the model in `dir`, or undefined when there is none or it does not match the model files. */
-export async function readStaticModelPack(dir: string): Promise<StaticModelPack | undefined> {
+export async function readStaticModelPack(dir: string, damaged: (table: Float32Array) => void): Promise<(StaticModelPack & { table: PagedTable }) | undefined> {
+  let fd: number | undefined;
   try {
-    const [data, stamps] = await Promise.all([readFile(join(dir, STATIC_PACK_FILE)), modelStamps(dir)]);
-    const framed = decodeFramed(data, MAGIC, PACK_VERSION, 'aiwg model pack');
-    if ('problem' in framed) return undefined;
-    const value = framed.value as Partial<Stored>;
+    const stamps = await modelStamps(dir);
+    fd = openSync(join(dir, STATIC_PACK_FILE), 'r');
+    const frame = readLeadingFrameSync(fd, MAGIC, PACK_VERSION, 'aiwg model pack');
+    if ('problem' in frame) return undefined;
+    const value = frame.value as Partial<Head>;
     const valid =
       value.stamps === stamps &&
       typeof value.tokenizer === 'object' && value.tokenizer !== null &&
       Array.isArray(value.vocabKeys) && value.vocabIds instanceof Int32Array && value.vocabIds.length === value.vocabKeys.length &&
-      value.table instanceof Float32Array && Number.isInteger(value.rows) && Number.isInteger(value.dimensions) &&
-      value.table.length === value.rows! * value.dimensions!;
-    return valid ? (value as StaticModelPack) : undefined;
+      Number.isInteger(value.rows) && Number.isInteger(value.dimensions) && value.rows! > 0 && value.dimensions! > 0 &&
+      value.pageCrcs instanceof Uint32Array && value.pageCrcs.length === Math.ceil(value.rows! / PACK_PAGE_ROWS) &&
+      fstatSync(fd).size === frame.end + value.rows! * value.dimensions! * 4;
+    if (!valid) return undefined;
+    const { stamps: _stamps, pageCrcs, ...pack } = value as Head;
+    const table = new PagedTable(fd, frame.end, pack.dimensions, pageCrcs, pack.rows, damaged);
+    fd = undefined; // the table's now
+    return { ...pack, table };
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -58,9 +129,13 @@ export async function readStaticModelPack(dir: string): Promise<StaticModelPack 
  * Write the pack of the model in `dir` (temp file and rename), stamped with `stamps`: what
  * modelStamps said before the model files were read. The caller decides what a failure costs.
  */
-export async function writeStaticModelPack(dir: string, pack: StaticModelPack, stamps: string): Promise<void> {
-  const stored: Stored = { ...pack, stamps };
-  await writeFileAtomic(join(dir, STATIC_PACK_FILE), encodeFramed(MAGIC, PACK_VERSION, stored));
+export async function writeStaticModelPack(dir: string, pack: StaticModelPack & { table: Float32Array }, stamps: string): Promise<void> {
+  const { table, ...rest } = pack;
+  const bytes = Buffer.from(table.buffer, table.byteOffset, table.byteLength);
+  const pageBytes = PACK_PAGE_ROWS * pack.dimensions * 4;
+  const pageCrcs = Uint32Array.from({ length: Math.ceil(pack.rows / PACK_PAGE_ROWS) }, (_, page) => crc32(bytes.subarray(page * pageBytes, (page + 1) * pageBytes)));
+  const head: Head = { ...rest, stamps, pageCrcs };
+  await writeFileAtomic(join(dir, STATIC_PACK_FILE), Buffer.concat([encodeFramed(MAGIC, PACK_VERSION, head), bytes]));
 }
 
 /**

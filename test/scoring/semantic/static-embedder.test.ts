@@ -14,7 +14,12 @@ import { prestartStaticEmbedThread, startStaticEmbedThread } from '../../../src/
 import { ConfigSchema } from '../../../src/config/schema.js';
 import { ensureGloveModel } from '../../../src/scoring/semantic/glove-model.js';
 import { createStaticEmbedder, embedOne, loadStaticModel, type StaticModel } from '../../../src/scoring/semantic/static-embedder.js';
-import { readStaticModelPack, STATIC_PACK_FILE } from '../../../src/scoring/semantic/static-model-pack.js';
+import { PACK_PAGE_ROWS, readStaticModelPack, STATIC_PACK_FILE } from '../../../src/scoring/semantic/static-model-pack.js';
+
+/** The pack of a model, for its presence: its table is never read here. */
+const readPack = (dir: string) => readStaticModelPack(dir, () => {
+  throw new Error('a table read where only the pack\'s presence was asked');
+});
 import { buildStaticEmbeddingModel } from '../../../src/scoring/semantic/static-model-builder.js';
 import { buildTinyModel, configWith, hashedVector, TOPICS } from './tiny-model.js';
 
@@ -141,7 +146,7 @@ describe('static embedder: the same vectors as the transformers.js pipeline', ()
     rmSync(packFile, { force: true });
     const fromFiles = await loadStaticModel({ dir, pack: true });
     expect(existsSync(packFile)).toBe(true);
-    expect(await readStaticModelPack(dir)).toBeDefined();
+    expect(await readPack(dir)).toBeDefined();
     const fromPack = await loadStaticModel({ dir, pack: true });
     const differing = texts.filter((text) => {
       const [a, b] = [embedOne(fromFiles, text), embedOne(fromPack, text)];
@@ -149,20 +154,43 @@ describe('static embedder: the same vectors as the transformers.js pipeline', ()
     });
     expect(differing).toEqual([]);
     expect(fromPack.tokenizer.maxId).toBe(fromFiles.tokenizer.maxId);
-    // a flipped byte: a miss, and the next load writes a good pack again
+    // the pack's table is read page by page, as tokens need it: only a few pages for a few texts
+    const few = await loadStaticModel({ dir, pack: true });
+    const bitsOf = (table: Float32Array) => Buffer.from(table.buffer, table.byteOffset, table.byteLength);
+    const read = (model: StaticModel) => {
+      let rows = 0;
+      for (let row = 0; row < model.rows; row++) if (model.table.subarray(row * model.dimensions, (row + 1) * model.dimensions).some((x) => x !== 0)) rows++;
+      return rows;
+    };
+    embedOne(few, 'retry the request');
+    expect(read(few)).toBeGreaterThan(0);
+    expect(read(few)).toBeLessThanOrEqual(3 * PACK_PAGE_ROWS);
+    // a flipped byte in the table: the page fails its check, the table comes from the model file
+    // (the same bits), the pack goes, and the next load writes a good one again
     const bytes = readFileSync(packFile);
     bytes[bytes.length - 100] ^= 0xff;
     writeFileSync(packFile, bytes);
-    expect(await readStaticModelPack(dir)).toBeUndefined();
+    const damaged = await loadStaticModel({ dir, pack: true });
+    expect(damaged.pages).toBeDefined();
+    damaged.pages!.need(damaged.rows - 1);
+    expect(bitsOf(damaged.table).equals(bitsOf(fromFiles.table))).toBe(true);
+    expect(existsSync(packFile)).toBe(false);
     await loadStaticModel({ dir, pack: true });
-    expect(await readStaticModelPack(dir)).toBeDefined();
+    expect(await readPack(dir)).toBeDefined();
+    // a flipped byte in the frame: a miss, and the next load writes a good pack again
+    const again = readFileSync(packFile);
+    again[200] ^= 0xff;
+    writeFileSync(packFile, again);
+    expect(await readPack(dir)).toBeUndefined();
+    await loadStaticModel({ dir, pack: true });
+    expect(await readPack(dir)).toBeDefined();
     // a copied model (new mtimes) keeps its pack; a model file changed since the pack was made is a miss
     const later = new Date(Date.now() + 60_000);
     utimesSync(join(dir, 'tokenizer_config.json'), later, later);
-    expect(await readStaticModelPack(dir)).toBeDefined();
+    expect(await readPack(dir)).toBeDefined();
     const configText = readFileSync(join(dir, 'tokenizer_config.json'), 'utf8');
     writeFileSync(join(dir, 'tokenizer_config.json'), `${configText}\n`);
-    expect(await readStaticModelPack(dir)).toBeUndefined();
+    expect(await readPack(dir)).toBeUndefined();
     writeFileSync(join(dir, 'tokenizer_config.json'), configText);
     // without `pack` (a user's model_dir) nothing is written there
     rmSync(packFile, { force: true });
