@@ -216,7 +216,7 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
       ctx,
     ),
   );
-  await savePieceCounts(await pieceCounts, ctx);
+  await Promise.all([savePieceCounts(await pieceCounts, ctx), deps.score.settle?.()]);
   timings.total = Math.round((performance.now() - startedPerf) * 10) / 10;
 
   const record = buildRecord({

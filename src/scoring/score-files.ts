@@ -173,7 +173,10 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     const result: ScoreResult = { files: scored, method, embeddingModel: outcome.modelId };
     return result;
   };
-  return Object.assign(stage, { prepare, newContent, expectNewContent });
+  const settle = async (): Promise<void> => {
+    if (!options.longLived) await bound?.align.settle();
+  };
+  return Object.assign(stage, { prepare, newContent, expectNewContent, settle });
 }
 
 /** relevance = sum over factors of weight * score, clamped to [0,1] and rounded for stable records. */

@@ -24,6 +24,8 @@ export type SemanticAlignment = ((input: { task: string; files: CandidateFile[] 
    * embedding them itself. Files told within one turn of the event loop go in one call.
    */
   ahead(file: CandidateFile, ctx: RunContext): void;
+  /** The write of a changed ANN index the last alignment left under way, if any (its failure is ignored). */
+  settle(): Promise<void>;
 };
 
 /** Builds the embedder; returns null (having recorded why in `warnings`) when no model can be loaded. */
@@ -94,8 +96,8 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
   };
   const align = async (input: { task: string; files: CandidateFile[] }, ctx: RunContext): Promise<SemanticScores> => {
     const [{ semanticAlignment, createSemanticMemo }] = await modules();
-    // a long-lived binding writes a changed ANN index after the answer, not before it
-    memo ??= createSemanticMemo({ deferSaves: options.longLived === true });
+    // a changed ANN index is written after the answer, not before it (a one-shot run awaits it as it ends: settle)
+    memo ??= createSemanticMemo({ deferSaves: true });
     const opened = await storeNow();
     const far = sharedCacheFor(ctx.config, { maxAgeMs: ctx.config.summarization.caching.max_age_hours * 3_600_000 });
     const ahead = [...pending];
@@ -119,6 +121,9 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
   };
   return Object.assign(align, {
     ahead,
+    async settle() {
+      await memo?.ann.saving;
+    },
     async hasTaskVector(task: string) {
       const [[{ taskVectorKey }], opened] = await Promise.all([modules(), storeNow()]);
       return opened.getVector(taskVectorKey(task)) !== undefined;

@@ -64,9 +64,9 @@ type Hnsw = import('hnswlib-node').HierarchicalNSW;
 export interface AnnHandle {
   state?: AnnState;
   /**
-   * Save a changed index after the search answers instead of before (a long-lived caller: the
-   * write of the whole index is off the query's path); the next search waits for the save
-   * before it touches the index.
+   * Save a changed index after the search answers instead of before: the write of the whole
+   * index is off the query's path (a one-shot run summarises meanwhile and awaits `saving` as it
+   * ends); the next search waits for the save before it touches the index.
    */
   deferSave?: boolean;
   /** The deferred save under way (its failure only means the next process syncs from an older index). */

@@ -45,7 +45,10 @@ export interface SemanticMemo {
   ann: AnnHandle;
 }
 
-/** `deferSaves`: a long-lived caller saves a changed ANN index after the answer (AnnHandle.deferSave). */
+/**
+ * `deferSaves`: a changed ANN index is saved after the answer (AnnHandle.deferSave); the caller
+ * awaits `ann.saving` before it lets go of the index (the pipeline's adapter does: settle).
+ */
 export function createSemanticMemo(options: { deferSaves?: boolean } = {}): SemanticMemo {
   return { fileKeys: new Map(), ann: { deferSave: options.deferSaves === true } };
 }

@@ -3,7 +3,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { CandidateFile, Embedder } from '../../../src/types.js';
-import { makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
+import { makeFixtureRepo, makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
+import { ConfigSchema } from '../../../src/config/schema.js';
+import { runContextBudget } from '../../../src/pipeline.js';
+import { createScoreStage } from '../../../src/scoring/score-files.js';
 import { captureReporter, testContext } from '../../helpers/fakes.js';
 import { createEmbedder } from '../../../src/scoring/semantic/embedder.js';
 import { embeddingStoreDir } from '../../../src/scoring/semantic/embedding-store.js';
@@ -237,6 +240,8 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
     const ctx = testContext({ config: configWith({ ann_min_chunks: 2 }) });
     const first = await align({ task: 'add retry with backoff to the http client', files: corpus }, ctx);
     expect(first.scores.size).toBe(corpus.length);
+    // the index is written after the answer; a one-shot caller waits for it as it ends
+    await align.settle();
     const index = readdirSync(join(cacheDir, 'index')).sort();
     expect(index.filter((n) => n.endsWith('.hnsw'))).toHaveLength(1);
     expect(index.some((n) => n.endsWith('.json'))).toBe(true);
@@ -244,6 +249,34 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
     await align({ task: 'load the yaml config', files: corpus }, ctx);
     expect(readdirSync(join(cacheDir, 'index')).sort()).toEqual(index);
   });
+
+  it('a one-shot pipeline run ends only once the ANN index it changed is written', async () => {
+    const repo = makeFixtureRepo([{ date: '2026-01-05T10:00:00Z', files: Object.fromEntries(corpus.map((f) => [f.path, f.content])) }]);
+    try {
+      const config = ConfigSchema.parse({
+        relevance_scoring: { scoring_method: 'semantic', embedding: { ann_min_chunks: 2 } },
+        tokenizer: 'chars4',
+        cache: { dir: join(tmp.root, 'pipeline-ann') },
+      });
+      const real = createScoreStage({ root: repo.root, config }, { embedderFactory: async () => embedder });
+      // the stage's own settle, held back a while: the run must still wait for it
+      let settled = false;
+      const score = Object.assign((...args: Parameters<typeof real>) => real(...args), real, {
+        settle: async () => {
+          await real.settle!();
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          settled = true;
+        },
+      });
+      await runContextBudget({ task: 'add retry with backoff to the http client', root: repo.root, config }, { now: () => Date.UTC(2026, 1, 1), newRunId: () => 'run', score });
+      expect(settled).toBe(true);
+      const written = readdirSync(join(tmp.root, 'pipeline-ann', 'index'));
+      expect(written.filter((n) => n.endsWith('.hnsw'))).toHaveLength(1);
+      expect(written.filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    } finally {
+      repo.cleanup();
+    }
+  }, 60_000);
 });
 
 describe('fileSimilarity', () => {
