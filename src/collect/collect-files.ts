@@ -214,7 +214,8 @@ export function createCollectStage(ports: Partial<CollectPorts> & CollectStageOp
       if (!readFileSync) return undefined;
       // With the fact store, a blob's findings live in its collect fact: the secret cache is read
       // there but not written (a cold run would write one file per blob, ~0.3 ms each here).
-      return { ...base, secretCache: readOnly(base.secretCache), store, kinds: factKinds, readFileSync, nowMs: ctx.nowMs, onNewBlob };
+      const lstatSync = fs.lstatSync?.bind(fs);
+      return { ...base, secretCache: readOnly(base.secretCache), store, kinds: factKinds, readFileSync, ...(lstatSync ? { lstatSync } : {}), nowMs: ctx.nowMs, onNewBlob };
     }
 
     /** Start answering `paths` now (readAll's pace, no progress): each path's outcome, to be taken or dropped. */

@@ -29,6 +29,8 @@ export interface CollectFs {
    * fact store is read only if a later stage asks for its text). Without it every file is read at collect.
    */
   readFileSync?(path: string): Buffer;
+  /** Synchronous lstat, for an mtime looked up on first use (throws as lstat does when the path is gone). */
+  lstatSync?(path: string): FileInfo;
 }
 
 export type FileKind = 'file' | 'dir' | 'symlink' | 'other';
@@ -126,6 +128,7 @@ function toInfo(s: Stats): FileInfo {
 export function nodeFs(): CollectFs {
   return {
     lstat: async (path) => toInfo(lstatSync(path)),
+    lstatSync: (path) => toInfo(lstatSync(path)),
     stat: async (path) => toInfo(statSync(path)),
     realpath: async (path) => realpathSync.native(path),
     readFile: async (path, maxBytes = MAX_INPUT_FILE_BYTES) => {

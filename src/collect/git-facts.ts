@@ -59,7 +59,7 @@ export async function listRepository(
   onStaged?: (staged: ReturnType<typeof parseStagedFiles>) => void,
 ): Promise<GitListing> {
   const [staged, status] = await Promise.all([
-    git.run(['ls-files', '-z', '--stage'], root).then((output) => {
+    git.run(['ls-files', '-z', '--stage', '-v'], root).then((output) => {
       const parsed = parseStagedFiles(output);
       onStaged?.(parsed);
       return parsed;
@@ -69,7 +69,13 @@ export async function listRepository(
   return { ...staged, ...parseStatus(status, location.prefix) };
 }
 
-/** `git ls-files --stage -z` entries are `<mode> <blob> <stage>\t<path>`, paths relative to the cwd. */
+/**
+ * `git ls-files --stage -v -z` entries are `<tag> <mode> <blob> <stage>\t<path>`, paths relative to
+ * the cwd. `blobs` holds the regular files at stage 0 tagged `H`: the ones `git status` compares
+ * with the working tree, so one it does not name holds that blob. A skip-worktree entry (`S`, a
+ * sparse checkout: no file on disk) or an assume-unchanged one (lower case: status does not look)
+ * is tracked but has no blob here: it is looked at on disk like any other file.
+ */
 export function parseStagedFiles(output: Buffer): { tracked: Set<string>; blobs: Map<string, string> } {
   const tracked = new Set<string>();
   const blobs = new Map<string, string>();
@@ -78,8 +84,8 @@ export function parseStagedFiles(output: Buffer): { tracked: Set<string>; blobs:
     if (tab === -1) continue;
     const path = entry.slice(tab + 1);
     tracked.add(path);
-    const [mode, blob, stage] = entry.slice(0, tab).split(' ');
-    if ((mode === '100644' || mode === '100755') && stage === '0' && blob !== undefined) blobs.set(path, blob);
+    const [tag, mode, blob, stage] = entry.slice(0, tab).split(' ');
+    if (tag === 'H' && (mode === '100644' || mode === '100755') && stage === '0' && blob !== undefined) blobs.set(path, blob);
   }
   return { tracked, blobs };
 }

@@ -18,6 +18,8 @@ export interface IndexedReadOptions extends ReadOptions {
   kinds: ReadonlyArray<FactKind<unknown>>;
   /** Synchronous read for content loaded on first use. */
   readFileSync: (abs: string) => Buffer;
+  /** Synchronous lstat for an mtime looked up on first use; without it every known file is stat'ed at collect. */
+  lstatSync?: (abs: string) => Pick<FileInfo, 'mtimeMs'>;
   /** Epoch ms of the run (the racy-stat guard). */
   nowMs: number;
   /** Told each candidate whose blob is read and analysed here (its facts were missing), as it is read. */
@@ -28,22 +30,46 @@ export interface IndexedReadOptions extends ReadOptions {
  * A path collect can answer without reading it: a regular file whose blob's facts the store
  * knows (from git's index, before git status has said which files changed). Undefined when the
  * path needs a read (its blob is new, it is a link, too large, or gone): readIndexed then.
+ *
+ * The caller takes the answer only for a path git status does not name, and `gitBlob` comes
+ * only from entries status compares with the working tree (parseStagedFiles): the file on disk
+ * is then a regular file holding that blob, so a fact that knows the blob's size needs no stat;
+ * its mtime is looked up only if a stage asks for it (one without a commit time).
  */
 export async function readKnown(path: string, gitBlob: string, options: IndexedReadOptions): Promise<ReadOutcome | undefined> {
+  const known = knownBlob(options.store, options.kinds, path, gitBlob, options.rules.includeSecrets);
+  if (!known) return undefined;
+  const vouched = vouchedOutcome(path, known, options);
+  if (vouched !== null) return vouched;
   const abs = absolutePath(path, options);
   const info = await options.fs.lstat(abs).catch(() => undefined);
   if (info === undefined || info.kind !== 'file' || info.size > options.maxBytes) return undefined;
-  return knownOutcome(path, abs, info, gitBlob, options);
+  return knownOutcome(path, abs, info, known, options);
+}
+
+/**
+ * The outcome of a file git vouches for (its blob from git's index, no change by git status)
+ * when the blob's facts know its size: no stat. undefined when it is too large (a read says
+ * so), null when the size is not known (facts written before it was kept) and a stat must tell.
+ */
+function vouchedOutcome(path: string, known: CollectFact, options: IndexedReadOptions): ReadOutcome | undefined | null {
+  if (known.size === undefined || options.lstatSync === undefined) return null;
+  return known.size > options.maxBytes ? undefined : knownOutcome(path, absolutePath(path, options), { size: known.size }, known, options);
 }
 
 /**
  * Collect one path through the fact store: a blob whose facts are known (from git's index for a
- * tracked, unmodified file, else from the stat table) is not read; its content is loaded, and
+ * tracked, unmodified file, which then needs no stat either: vouchedOutcome; else from the stat
+ * table) is not read; its content is loaded, and
  * redacted, only if a later stage asks for it. Any other file is read once, and everything the
  * registered fact kinds extract from it is stored under its content hash.
  */
 export async function readIndexed(path: string, gitBlob: string | undefined, options: IndexedReadOptions): Promise<ReadOutcome> {
   const { fs, maxBytes, store } = options;
+  const includeSecrets = options.rules.includeSecrets;
+  const vouchedFor = gitBlob === undefined ? undefined : knownBlob(store, options.kinds, path, gitBlob, includeSecrets);
+  const vouched = vouchedFor === undefined ? null : vouchedOutcome(path, vouchedFor, options);
+  if (vouched) return vouched;
   const abs = absolutePath(path, options);
   let info: FileInfo;
   try {
@@ -53,11 +79,9 @@ export async function readIndexed(path: string, gitBlob: string | undefined, opt
   }
   // Links, directories and other oddities take the full path, which explains them.
   if (info.kind !== 'file' || info.size > maxBytes) return bindRead(path, await readCandidate(path, options), options);
-  const basename = path.slice(path.lastIndexOf('/') + 1);
-  const includeSecrets = options.rules.includeSecrets;
   const blob = gitBlob ?? statBlob(store.stat(options.rootReal, path), info);
-  const known = blob === undefined ? undefined : knownOutcome(path, abs, info, blob, options);
-  if (known) return known;
+  const known = blob === undefined ? undefined : knownBlob(store, options.kinds, path, blob, includeSecrets);
+  if (known) return knownOutcome(path, abs, info, known, options);
 
   let bytes: Buffer;
   try {
@@ -70,8 +94,8 @@ export async function readIndexed(path: string, gitBlob: string | undefined, opt
   const fact: CollectFact =
     'excluded' in analysed
       ? { excluded: analysed.excluded, lineCount: 0, hash: analysed.blob }
-      : { lineCount: analysed.lineCount, hash: analysed.hash, ...(analysed.redacted ? { redacted: analysed.redacted } : {}), ...(analysed.findings ? { findings: analysed.findings } : {}) };
-  store.putCollect(collectFactKey(analysed.blob, basename, includeSecrets), fact);
+      : { lineCount: analysed.lineCount, hash: analysed.hash, size: bytes.length, ...(analysed.redacted ? { redacted: analysed.redacted } : {}), ...(analysed.findings ? { findings: analysed.findings } : {}) };
+  store.putCollect(collectFactKey(analysed.blob, basenameOf(path), includeSecrets), fact);
   if (gitBlob === undefined && info.mtimeMs < options.nowMs - RACY_WINDOW_MS) {
     store.setStat(options.rootReal, path, { size: bytes.length, mtimeMs: info.mtimeMs, ino: info.ino ?? 0, ctimeMs: info.ctimeMs ?? 0, blob: analysed.blob });
   }
@@ -83,17 +107,31 @@ export async function readIndexed(path: string, gitBlob: string | undefined, opt
   return { file, ...(analysed.redacted ? { redacted: analysed.redacted } : {}) };
 }
 
+function basenameOf(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
 function absolutePath(path: string, options: IndexedReadOptions): string {
   return `${options.rootReal}${sep}${path.split('/').join(sep)}`;
 }
 
-/** The outcome of a file whose blob's facts are known (no read: its content loads on first use), else undefined. */
-function knownOutcome(path: string, abs: string, info: FileInfo, blob: string, options: IndexedReadOptions): ReadOutcome | undefined {
-  const known = knownBlob(options.store, options.kinds, path, blob, options.rules.includeSecrets);
-  if (!known) return undefined;
+/**
+ * The outcome of a file whose blob's facts are known (`known`): no read, its content loads on
+ * first use. Without an mtime in `info`, the file's is looked up on first use.
+ */
+function knownOutcome(path: string, abs: string, info: Pick<FileInfo, 'size'> & Partial<Pick<FileInfo, 'mtimeMs'>>, known: CollectFact, options: IndexedReadOptions): ReadOutcome {
   if (known.excluded !== undefined) return { excluded: { path, reason: known.excluded } };
   const file = lazyFile(path, abs, info, known, options);
   return { file, ...(known.redacted ? { redacted: known.redacted } : {}) };
+}
+
+/** A known file's mtime, looked up when first asked for; one deleted since the scan gets the run's time, as a file just changed. */
+function mtimeOf(abs: string, options: IndexedReadOptions): number {
+  try {
+    return options.lstatSync!(abs).mtimeMs;
+  } catch {
+    return options.nowMs;
+  }
 }
 
 /** The blob id the stat table holds for an unchanged file. */
@@ -108,8 +146,7 @@ function statBlob(entry: StatEntry | undefined, info: FileInfo): string | undefi
  * it (or that it is excluded), else undefined: then the blob is read and analysed.
  */
 function knownBlob(store: FactStore, kinds: ReadonlyArray<FactKind<unknown>>, path: string, blob: string, includeSecrets: boolean): CollectFact | undefined {
-  const basename = path.slice(path.lastIndexOf('/') + 1);
-  const known = store.getCollect(collectFactKey(blob, basename, includeSecrets));
+  const known = store.getCollect(collectFactKey(blob, basenameOf(path), includeSecrets));
   return known && (known.excluded !== undefined || hasAllFacts(store, kinds, path, known.hash)) ? known : undefined;
 }
 
@@ -157,7 +194,7 @@ export function boundFacts(store: FactStore, file: Pick<CandidateFile, 'path' | 
  * A candidate whose text is read on first use, through the same redaction as a full read:
  * content that reaches any output never skips it.
  */
-function lazyFile(path: string, abs: string, info: FileInfo, fact: CollectFact, options: IndexedReadOptions): CandidateFile {
+function lazyFile(path: string, abs: string, info: Pick<FileInfo, 'size'> & Partial<Pick<FileInfo, 'mtimeMs'>>, fact: CollectFact, options: IndexedReadOptions): CandidateFile {
   let text: string | undefined;
   const load = (): string => {
     let raw: string;
@@ -170,7 +207,19 @@ function lazyFile(path: string, abs: string, info: FileInfo, fact: CollectFact, 
     // The findings stored with the blob's fact: same bytes, same offsets, no rescan.
     return redactKnownFindings(raw, fact.findings, options.rules);
   };
-  const file = { path, size: info.size, mtimeMs: Math.floor(info.mtimeMs), hash: fact.hash, lineCount: fact.lineCount } as CandidateFile;
+  const file = { path, size: info.size, hash: fact.hash, lineCount: fact.lineCount } as CandidateFile;
+  if (info.mtimeMs !== undefined) file.mtimeMs = Math.floor(info.mtimeMs);
+  else {
+    let mtimeMs: number | undefined;
+    Object.defineProperty(file, 'mtimeMs', {
+      enumerable: true,
+      configurable: true,
+      get: () => (mtimeMs ??= Math.floor(mtimeOf(abs, options))),
+      set: (value: number) => {
+        mtimeMs = value;
+      },
+    });
+  }
   Object.defineProperty(file, 'content', {
     enumerable: true,
     configurable: true,

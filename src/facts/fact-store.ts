@@ -50,6 +50,8 @@ export interface CollectFact {
   redacted?: string[];
   /** Where they are (kind, start, end in the decoded text), so a lazy read redacts without rescanning. */
   findings?: Array<[string, number, number]>;
+  /** Bytes of the blob (absent in facts written before it was kept): a file git vouches for needs no stat. */
+  size?: number;
 }
 
 /** A file outside git's view (untracked, modified, or no repository): its blob id, valid while the stat is unchanged. */

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { execGit, type GitPort } from '../../src/collect/collect-ports.js';
-import { cachedCommitTimes, lastCommitTimes, parseStatus, type CommitTimesCache } from '../../src/collect/git-facts.js';
+import { cachedCommitTimes, lastCommitTimes, parseStagedFiles, parseStatus, type CommitTimesCache } from '../../src/collect/git-facts.js';
 import type { CommitTimes } from '../../src/facts/fact-store.js';
 import { makeTempDir } from '../helpers/fixture-repo.js';
 
@@ -73,6 +73,23 @@ describe('lastCommitTimes', () => {
     const { git } = replayGit(logOutput(HISTORY));
     const times = await lastCommitTimes(git, '/r', { prefix: '', wanted: new Set(['top.md', 'never.ts']) });
     expect(Object.fromEntries(times)).toEqual({ 'top.md': 300_000 });
+  });
+});
+
+describe('parseStagedFiles', () => {
+  it('gives a blob only for a regular file at stage 0 that git status compares with the working tree', () => {
+    const entries = [
+      'H 100644 1111111111111111111111111111111111111111 0\tsrc/a.ts',
+      'H 100755 2222222222222222222222222222222222222222 0\tbin/run',
+      'H 120000 3333333333333333333333333333333333333333 0\tlink',
+      'H 160000 4444444444444444444444444444444444444444 0\tvendor/sub',
+      'S 100644 5555555555555555555555555555555555555555 0\tsparse.ts',
+      'h 100644 6666666666666666666666666666666666666666 0\tassumed.ts',
+      'M 100644 7777777777777777777777777777777777777777 2\tconflict.ts',
+    ];
+    const { tracked, blobs } = parseStagedFiles(Buffer.from(entries.map((e) => `${e}\0`).join('')));
+    expect([...tracked].sort()).toEqual(['assumed.ts', 'bin/run', 'conflict.ts', 'link', 'sparse.ts', 'src/a.ts', 'vendor/sub']);
+    expect([...blobs.keys()].sort()).toEqual(['bin/run', 'src/a.ts']);
   });
 });
 

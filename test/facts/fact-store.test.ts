@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync, ut
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCollectStage } from '../../src/collect/collect-files.js';
+import { gitBlobId } from '../../src/collect/read-candidate.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { emptyFactStore, factStorePath, FACT_STORE_VERSION, MAX_DELTA_SHARE, openFactStore, type FactStore } from '../../src/facts/fact-store.js';
 import { makeFixtureRepo, makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
@@ -211,12 +212,14 @@ describe('collect through the fact store', () => {
     const { nodeFs, diskFactStore } = await import('../../src/collect/collect-ports.js');
     const real = nodeFs();
     const read: string[] = [];
+    const statted: string[] = [];
     const fs = {
       ...real,
       readFile: async (path: string) => {
         read.push(path.slice(root.length + 1));
         return real.readFile(path);
       },
+      lstat: async (path: string) => (statted.push(path.slice(root.length + 1)), real.lstat(path)),
     };
     const context = testContext({ config: ConfigSchema.parse({ cache: { dir: cacheDir } }), nowMs: Date.now() });
     const newContent: string[] = [];
@@ -226,7 +229,7 @@ describe('collect through the fact store', () => {
       sizes.push(`${file.path}:${file.content.length}`);
     };
     const result = await createCollectStage({ fs, factStore: diskFactStore })({ root }, context);
-    return { result, read: read.sort(), newContent: newContent.sort(), sizes: sizes.sort(), warnings: result.warnings };
+    return { result, read: read.sort(), statted: statted.sort(), newContent: newContent.sort(), sizes: sizes.sort(), warnings: result.warnings };
   }
 
   it('says new content is coming from git\'s index alone, before git status answers and before any file is read; a warm run does not', async () => {
@@ -294,13 +297,20 @@ describe('collect through the fact store', () => {
       },
     };
     const read: string[] = [];
-    const counting = {
-      ...fs,
-      lstat: async (path: string) => (statusAnswered ? undefined : looked.push(path), fs.lstat(path)),
-      readFile: async (path: string) => (read.push(path.slice(repo.root.length + 1)), fs.readFile(path)),
+    const counting = { ...fs, readFile: async (path: string) => (read.push(path.slice(repo.root.length + 1)), fs.readFile(path)) };
+    // a known file is answered from its blob's facts: the lookups before status answered are counted
+    const factStore: typeof diskFactStore = async (...args) => {
+      const store = await diskFactStore(...args);
+      return new Proxy(store, {
+        get: (target, key) => {
+          if (key === 'getCollect') return (factKey: string) => (statusAnswered ? undefined : looked.push(factKey), target.getCollect(factKey));
+          const value: unknown = Reflect.get(target, key);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
     };
     const context = testContext({ config: ConfigSchema.parse({ cache: { dir: cacheDir } }), nowMs: Date.now() });
-    const result = await createCollectStage({ fs: counting, git, factStore: diskFactStore })({ root: repo.root }, context);
+    const result = await createCollectStage({ fs: counting, git, factStore })({ root: repo.root }, context);
     expect(lookedBeforeStatus).toBeGreaterThanOrEqual(3);
     // the changed file is read by its content, though its index blob was known
     expect(read).toEqual(['src/b.ts']);
@@ -326,6 +336,9 @@ describe('collect through the fact store', () => {
     expect(cold.read).toEqual(['README.md', 'src/a.ts', 'src/b.ts', 'src/c.py']);
     const warm = await countingCollect(repo.root, cache);
     expect(warm.read).toEqual([]);
+    // git status vouches for the tracked files, and their facts know their size: no stat either
+    expect(warm.statted).toEqual([]);
+    // the mtime of each is looked up when asked for, and is the file's
     expect(warm.result.files).toEqual(cold.result.files);
     repo.write('src/c.py', 'import sys\nprint(sys.argv)\n');
     repo.write('new.md', '# new\n');
@@ -340,6 +353,31 @@ describe('collect through the fact store', () => {
     expect(edited.newContent).toEqual(['new.md', 'src/c.py']);
     expect(edited.sizes).toEqual([`new.md:${'# new\n'.length}`, `src/c.py:${'import sys\nprint(sys.argv)\n'.length}`]);
     expect((await countingCollect(repo.root, cache)).read).toEqual([]);
+  });
+
+  it('a sparse entry (skip-worktree, no file on disk) is no candidate, and an assume-unchanged file is read from disk', async () => {
+    const cache = join(caches.root, 'index-flags');
+    await countingCollect(repo.root, cache);
+    // the working tree as the tests before left it, put back after
+    const before = Object.fromEntries(['src/c.py', 'src/a.ts'].map((path) => [path, readFileSync(join(repo.root, path), 'utf8')]));
+    repo.git('update-index', '--skip-worktree', 'src/c.py');
+    rmSync(join(repo.root, 'src/c.py'));
+    repo.git('update-index', '--assume-unchanged', 'src/a.ts');
+    repo.write('src/a.ts', 'export const a = "edited where git status does not look";\n');
+    settle(repo.root, ['src/a.ts']);
+    try {
+      const run = await countingCollect(repo.root, cache);
+      expect(run.result.files.map((f) => f.path)).not.toContain('src/c.py');
+      const edited = run.result.files.find((f) => f.path === 'src/a.ts');
+      expect(edited?.content).toBe('export const a = "edited where git status does not look";\n');
+      expect(edited?.hash).toBe(gitBlobId(Buffer.from(edited!.content)));
+      expect(run.read).toEqual(['src/a.ts']);
+    } finally {
+      repo.git('update-index', '--no-skip-worktree', 'src/c.py');
+      repo.git('update-index', '--no-assume-unchanged', 'src/a.ts');
+      for (const [path, text] of Object.entries(before)) repo.write(path, text);
+      settle(repo.root, Object.keys(before));
+    }
   });
 
   it('a corrupt index is a miss: everything is read again, the result is the cold one, and it is rebuilt', async () => {

@@ -1,4 +1,4 @@
-import type { FactorScore, Signal } from '../../types.js';
+import type { CandidateFile, FactorScore, Signal } from '../../types.js';
 import { round6 } from '../numbers.js';
 
 /**
@@ -29,7 +29,7 @@ export const recencySignal: Signal = {
     let lo = Infinity;
     let hi = -Infinity;
     for (const f of files) {
-      const age = ageOf(f.path, f.mtimeMs, input);
+      const age = ageOf(f, input);
       ages.set(f.path, age);
       const decay = 0.5 ** (age.days / halfLife);
       lo = Math.min(lo, decay);
@@ -52,9 +52,10 @@ export const recencySignal: Signal = {
   },
 };
 
-function ageOf(path: string, mtimeMs: number, input: Parameters<Signal['score']>[0]): { days: number; source: string } {
-  if (input.git.dirty.has(path)) return { days: 0, source: 'modified in the working tree' };
-  const commit = input.git.lastCommitMs.get(path);
+/** The mtime is read only for a file without a commit time: a known file's is looked up on first use. */
+function ageOf(file: Pick<CandidateFile, 'path' | 'mtimeMs'>, input: Parameters<Signal['score']>[0]): { days: number; source: string } {
+  if (input.git.dirty.has(file.path)) return { days: 0, source: 'modified in the working tree' };
+  const commit = input.git.lastCommitMs.get(file.path);
   if (commit !== undefined) return { days: Math.max(0, input.nowMs - commit) / DAY_MS, source: 'last commit' };
-  return { days: Math.max(0, input.nowMs - mtimeMs) / DAY_MS, source: 'file mtime (no commit found)' };
+  return { days: Math.max(0, input.nowMs - file.mtimeMs) / DAY_MS, source: 'file mtime (no commit found)' };
 }
