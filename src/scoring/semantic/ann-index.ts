@@ -137,9 +137,7 @@ async function syncIndex(q: AnnQuery, held: AnnState | undefined): Promise<{ sta
   let removed = 0;
   let rebuilt = false;
   let labelOf = new Map<string, number>();
-  // the whole key set, sorted: only a diff against an index from elsewhere, or a rebuild, needs it
-  let wanted: string[] | undefined;
-  const allWanted = () => (wanted ??= [...new Set(q.keys)].sort());
+
   if (index && meta) {
     let fresh: string[];
     if (held !== undefined && q.changes !== undefined && q.changes.from === held.keys) {
@@ -166,7 +164,8 @@ async function syncIndex(q: AnnQuery, held: AnnState | undefined): Promise<{ sta
           removed++;
         }
       });
-      fresh = allWanted().filter((key) => !labelOf.has(key));
+      // only the keys to add are sorted (a warm run adds none of its 100k+)
+      fresh = [...current].filter((key) => !labelOf.has(key)).sort();
     }
     let deleted = 0;
     for (const key of meta.labels) if (key === null) deleted++;
@@ -184,7 +183,8 @@ async function syncIndex(q: AnnQuery, held: AnnState | undefined): Promise<{ sta
     }
   }
   if (!index || !meta) {
-    const keys = allWanted();
+    // the whole key set, sorted: a new index labels them in this order
+    const keys = [...new Set(q.keys)].sort();
     index = new HierarchicalNSW('ip', q.dimensions);
     index.initIndex({ maxElements: Math.max(16, keys.length), m: HNSW_M, efConstruction: HNSW_EF_CONSTRUCTION, randomSeed: HNSW_SEED, allowReplaceDeleted: false });
     keys.forEach((key, label) => index!.addPoint(Array.from(q.vectorOf(key)), label));
