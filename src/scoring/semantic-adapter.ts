@@ -1,4 +1,5 @@
 import type { CandidateFile, Config, Embedder, Reporter, RunContext, RuntimeEnv } from '../types.js';
+import { indexDirOf } from '../cache/cache-dir.js';
 import { sharedCacheFor } from '../cache/redis-cache.js';
 import type { EmbeddingStore } from './semantic/embedding-store.js';
 import type { SemanticMemo } from './semantic/semantic-alignment.js';
@@ -71,6 +72,8 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
   let store: Promise<EmbeddingStore> | undefined;
   let memo: SemanticMemo | undefined;
   const modules = () => Promise.all([import('./semantic/semantic-alignment.js'), import('./semantic/embedding-store.js')]);
+  /** The binding's memo, made on first use: a changed ANN index is written after the answer, not before it (a one-shot run awaits it as it ends: settle). */
+  const memoOf = (create: (options: { deferSaves: boolean }) => SemanticMemo): SemanticMemo => (memo ??= create({ deferSaves: true }));
   const storeNow = async (): Promise<EmbeddingStore> => {
     const [, { openEmbeddingStore }] = await modules();
     if (store === undefined) {
@@ -96,14 +99,13 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
   };
   const align = async (input: { task: string; files: CandidateFile[] }, ctx: RunContext): Promise<SemanticScores> => {
     const [{ semanticAlignment, createSemanticMemo }] = await modules();
-    // a changed ANN index is written after the answer, not before it (a one-shot run awaits it as it ends: settle)
-    memo ??= createSemanticMemo({ deferSaves: true });
+    const memoNow = memoOf(createSemanticMemo);
     const opened = await storeNow();
     const far = sharedCacheFor(ctx.config, { maxAgeMs: ctx.config.summarization.caching.max_age_hours * 3_600_000 });
     const ahead = [...pending];
     pending.clear();
     try {
-      return await semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir, store: opened, memo, ahead, ...(far ? { far } : {}) });
+      return await semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir, store: opened, memo: memoNow, ahead, ...(far ? { far } : {}) });
     } finally {
       started.clear();
     }
@@ -125,7 +127,9 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
       await memo?.ann.saving;
     },
     async hasTaskVector(task: string) {
-      const [[{ taskVectorKey }], opened] = await Promise.all([modules(), storeNow()]);
+      const [[{ taskVectorKey, createSemanticMemo }], opened, { readIndexAhead }] = await Promise.all([modules(), storeNow(), import('./semantic/ann-index.js')]);
+      // asked as a run starts: the ANN index on disk, if any, is read meanwhile for the first search
+      readIndexAhead({ indexDir: indexDirOf(options.cacheDir), modelId: embedder.id, dimensions: embedder.dimensions }, memoOf(createSemanticMemo).ann);
       return opened.getVector(taskVectorKey(task)) !== undefined;
     },
   });

@@ -2,7 +2,7 @@ import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
-import { annIndexFiles, annSearch, type AnnHandle } from '../../../src/scoring/semantic/ann-index.js';
+import { annIndexFiles, annSearch, readIndexAhead, type AnnHandle } from '../../../src/scoring/semantic/ann-index.js';
 
 const DIMS = 32;
 function unitVectors(count: number, seed: number): Map<string, Float32Array> {
@@ -93,6 +93,26 @@ describe('annSearch (hnswlib-node)', () => {
     const grown = [...keys.slice(10), ...more.keys()];
     expect(await annSearch({ ...q, keys: grown, query: queries[2]! }, handle)).toMatchObject({ rebuilt: false, added: 40, removed: 10 });
     expect(await annSearch({ ...q, keys: grown, query: queries[2]! })).toMatchObject({ rebuilt: false, added: 0, removed: 0 });
+  });
+
+  it('an index read ahead is the one the first search takes: the disk is not read again', async () => {
+    const vectors = unitVectors(200, 11);
+    const q = { indexDir: tmp.root, modelId: 'm@1', dimensions: DIMS, vectorOf: (k: string) => vectors.get(k)!, keys: [...vectors.keys()], query: [...vectors.values()][0]!, k: 5 };
+    const made = await annSearch(q);
+    expect(made.rebuilt).toBe(true);
+    const handle: AnnHandle = {};
+    readIndexAhead(q, handle);
+    await handle.ahead?.reading;
+    // the files go once the read is done: a search that read them again would build a new index
+    for (const file of await annIndexFiles(tmp.root)) rmSync(file);
+    const taken = await annSearch(q, handle);
+    expect(taken).toMatchObject({ rebuilt: false, added: 0, removed: 0 });
+    expect(taken.hits).toEqual(made.hits);
+    expect(handle.ahead).toBeUndefined();
+    // a read ahead finding nothing on disk: the first search builds the index
+    const none: AnnHandle = {};
+    readIndexAhead(q, none);
+    expect((await annSearch(q, none)).rebuilt).toBe(true);
   });
 
   it('rebuilds for another model and survives a missing index file', async () => {
