@@ -273,8 +273,9 @@ export async function cachedCommitTimes(
  */
 async function commitCount(git: GitPort, root: string, rev: string): Promise<number | undefined> {
   try {
-    const count = Number((await git.run(['rev-list', '--count', `--max-count=${MAX_LOG_COMMITS}`, rev], root)).toString('latin1').trim());
-    return Number.isSafeInteger(count) && count < MAX_LOG_COMMITS ? count : undefined;
+    const out = (await git.run(['rev-list', '--count', `--max-count=${MAX_LOG_COMMITS}`, rev], root)).toString('latin1').trim();
+    const count = /^\d+$/.test(out) ? Number(out) : undefined;
+    return count !== undefined && count < MAX_LOG_COMMITS ? count : undefined;
   } catch (error) {
     if (error instanceof GitCommandError) return undefined;
     throw error;

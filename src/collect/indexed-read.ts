@@ -60,9 +60,9 @@ function vouchedOutcome(path: string, known: CollectFact, options: IndexedReadOp
 /**
  * Collect one path through the fact store: a blob whose facts are known (from git's index for a
  * tracked, unmodified file, which then needs no stat either: vouchedOutcome; else from the stat
- * table) is not read; its content is loaded, and
- * redacted, only if a later stage asks for it. Any other file is read once, and everything the
- * registered fact kinds extract from it is stored under its content hash.
+ * table) is not read; its content is loaded, and redacted, only if a later stage asks for it.
+ * Any other file is read once, and everything the registered fact kinds extract from it is
+ * stored under its content hash.
  */
 export async function readIndexed(path: string, gitBlob: string | undefined, options: IndexedReadOptions): Promise<ReadOutcome> {
   const { fs, maxBytes, store } = options;

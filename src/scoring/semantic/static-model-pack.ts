@@ -55,6 +55,8 @@ export class PagedTable {
   private readonly loaded: Uint8Array;
   private pending: number;
   private fd: number | null;
+  /** Why the table could not be filled after a bad page: every later need() fails with it. */
+  private failure: unknown;
 
   constructor(
     fd: number,
@@ -71,6 +73,7 @@ export class PagedTable {
   }
 
   need(id: number): void {
+    if (this.failure !== undefined) throw this.failure;
     const page = Math.floor(id / PACK_PAGE_ROWS);
     if (this.loaded[page] === 1 || this.fd === null) return;
     const start = page * PACK_PAGE_ROWS * this.dimensions;
@@ -84,7 +87,12 @@ export class PagedTable {
     }
     if (read !== bytes.length || crc32(bytes) !== this.crcs[page]) {
       this.close();
-      this.damaged(this.table);
+      try {
+        this.damaged(this.table);
+      } catch (error) {
+        this.failure = error;
+        throw error;
+      }
       return;
     }
     this.loaded[page] = 1;

@@ -198,6 +198,27 @@ describe('static embedder: the same vectors as the transformers.js pipeline', ()
     expect(existsSync(packFile)).toBe(false);
   }, 120_000);
 
+  it('a bad page whose model file is gone too fails every embedding after it, never a silent zero row', async () => {
+    const { dir } = sides.find((s) => s.name === 'tiny')!;
+    const packFile = join(dir, STATIC_PACK_FILE);
+    const onnx = join(dir, 'onnx', 'model.onnx');
+    rmSync(packFile, { force: true });
+    await loadStaticModel({ dir, pack: true });
+    const bytes = readFileSync(packFile);
+    bytes[bytes.length - 1] ^= 0xff;
+    writeFileSync(packFile, bytes);
+    const onnxBytes = readFileSync(onnx);
+    try {
+      const model = await loadStaticModel({ dir, pack: true });
+      rmSync(onnx);
+      for (let attempt = 0; attempt < 2; attempt++) expect(() => model.pages!.need(model.rows - 1)).toThrow(/model pack is damaged/);
+      expect(() => model.pages!.need(0)).toThrow(/model pack is damaged/);
+    } finally {
+      writeFileSync(onnx, onnxBytes);
+      rmSync(packFile, { force: true });
+    }
+  });
+
   it.each(['tiny', 'glove'])('%s: the embedding thread and this thread give the same bits, and a model error reads the same from both', async (name) => {
     const side = sides.find((s) => s.name === name)!;
     const here = await createStaticEmbedder({ dir: side.dir, id: name, thread: false });
