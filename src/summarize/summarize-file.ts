@@ -45,7 +45,9 @@ export async function summarizeFile(options: SummarizeFileOptions, deps: Partial
   const includeSecrets = config.collect.include_secrets;
   const secretCache = options.useCache && !includeSecrets ? createSecretCache(root, config) : null;
   const file = await readRootFile(root, options.file, config.collect.max_file_bytes, { includeSecrets, secretCache });
-  const ports = resolveLevelsPorts({ root, config }, options.useCache ? deps : { ...deps, summaryCache: null, tokenCache: null });
+  // --no-cache: no cache is read either, the outline block store included
+  const uncached: Config = { ...config, summarization: { ...config.summarization, caching: { ...config.summarization.caching, enabled: false } } };
+  const ports = resolveLevelsPorts({ root, config: options.useCache ? config : uncached }, options.useCache ? deps : { ...deps, summaryCache: null, tokenCache: null });
   const ctx: RunContext = {
     config,
     tokenizer: await createTokenizer(config.tokenizer),
@@ -54,6 +56,8 @@ export async function summarizeFile(options: SummarizeFileOptions, deps: Partial
     warnings: [],
   };
   const built = await createFileLevels(config, ports)(file, file.mtimeMs, ctx);
+  // the blocks this outline parsed are kept for the next run, as a context-budget run keeps them
+  await ports.syntax.save();
   const chosen = built.levels.find((l) => l.level === level)!;
   return { path: file.path, level, tokens: chosen.tokens, content: chosen.content, cached: built.cached[level], warnings: ctx.warnings };
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -44,6 +44,17 @@ describe('aiwg summarize', () => {
       expect(json).toMatchObject({ level: 'summary', cached: false });
       expect(json.tokens).toBeLessThanOrEqual(500);
     }
+    // nothing written under the cache directory, the outline blocks' store included
+    expect(existsSync(join(root, '.aiwg'))).toBe(false);
+  });
+
+  it('keeps the outline blocks it parsed for the next run, as context-budget does', async () => {
+    const root = repo();
+    // long enough to be cut into top-level blocks (a short file is parsed whole and not kept)
+    const body = Array.from({ length: 12 }, (_, i) => `  const step${i} = n * ${i};`).join('\n');
+    writeFileSync(join(root, 'src', 'steps.ts'), ['a', 'b', 'c', 'd'].map((name) => `export function ${name}(n: number): number {\n${body}\n  return n;\n}\n`).join('\n'));
+    expect((await run(['summarize', 'src/steps.ts', '--level', 'detailed'], root)).code).toBe(0);
+    expect(existsSync(join(root, '.aiwg', 'rag', 'index', 'outline-blocks.bin'))).toBe(true);
   });
 
   it.each([
