@@ -1,4 +1,4 @@
-import { readFileSync, readSync } from 'node:fs';
+import { fstatSync, readFileSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { deserialize, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
@@ -107,15 +107,23 @@ export async function appendFrame(path: string, record: Buffer, accept: (file: {
 
 /**
  * The first frame of an open file, read on its own (what follows it is left unread): its value
- * and the offset where it ends, or the reason it is a miss.
+ * and the offset where it ends, or the reason it is a miss. The header is checked before the
+ * body is read: a frame of another version, or one longer than the file, reads nothing more.
  */
 export function readLeadingFrameSync(fd: number, magic: Buffer, version: number, what: string): { value: unknown; end: number } | { problem: string } {
   const header = Buffer.alloc(magic.length + 12);
-  if (readSync(fd, header, 0, header.length, 0) !== header.length) return { problem: `not an ${what}` };
-  if (!header.subarray(0, magic.length).equals(magic)) return { problem: `not an ${what}` };
+  if (readSync(fd, header, 0, header.length, 0) !== header.length || !header.subarray(0, magic.length).equals(magic)) return { problem: `not an ${what}` };
+  const found = header.readUInt32LE(magic.length);
+  if (found !== version) return { problem: `format ${found}, this version reads ${version}` };
   const length = header.readUInt32LE(magic.length + 4);
+  const available = fstatSync(fd).size - header.length;
+  if (length > available) return { problem: `truncated (${available} of ${length} bytes)` };
   const frame = Buffer.alloc(header.length + length);
   header.copy(frame);
-  const read = length === 0 ? 0 : readSync(fd, frame, header.length, length, header.length);
-  return decodeFrameAt(frame.subarray(0, header.length + read), 0, magic, version, what);
+  for (let at = header.length; at < frame.length; ) {
+    const read = readSync(fd, frame, at, frame.length - at, at);
+    if (read === 0) return { problem: `truncated (${at - header.length} of ${length} bytes)` };
+    at += read;
+  }
+  return decodeFrameAt(frame, 0, magic, version, what);
 }
