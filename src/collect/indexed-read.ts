@@ -112,7 +112,7 @@ function basenameOf(path: string): string {
 }
 
 function absolutePath(path: string, options: IndexedReadOptions): string {
-  return `${options.rootReal}${sep}${path.split('/').join(sep)}`;
+  return sep === '/' ? `${options.rootReal}/${path}` : `${options.rootReal}${sep}${path.split('/').join(sep)}`;
 }
 
 /**

@@ -86,11 +86,14 @@ export function queryTerms(text: string): string[] {
 
 /** Terms of a root-relative path: every directory and file-name part, extension dropped. */
 export function pathTerms(path: string): string[] {
-  const withoutExt = path.replace(/\.[A-Za-z0-9]+$/, '');
+  const end = path.length - extensionLength(path);
   // extractTerms never joins across a '/', so the terms of a path are its segments' terms in
   // order; segments repeat across a repository's paths, so each is split once per process
   const out: string[] = [];
-  for (const segment of withoutExt.split('/')) {
+  for (let start = 0; start <= end; ) {
+    const slash = path.indexOf('/', start);
+    const stop = slash === -1 || slash > end ? end : slash;
+    const segment = path.slice(start, stop);
     let terms = segmentTerms.get(segment);
     if (terms === undefined) {
       if (segmentTerms.size >= SEGMENT_MEMO_MAX) segmentTerms.clear();
@@ -98,8 +101,20 @@ export function pathTerms(path: string): string[] {
       segmentTerms.set(segment, terms);
     }
     for (const term of terms) out.push(term);
+    start = stop + 1;
   }
   return out;
+}
+
+/** Characters of the final `.ext` of a path (`/\.[A-Za-z0-9]+$/`), 0 when it has none. */
+function extensionLength(path: string): number {
+  let i = path.length - 1;
+  while (i >= 0 && isAsciiAlphanumeric(path.charCodeAt(i))) i--;
+  return i >= 0 && i < path.length - 1 && path.charCodeAt(i) === 46 ? path.length - i : 0;
+}
+
+function isAsciiAlphanumeric(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 }
 
 /** Path segment -> its terms; cleared when full so a long-lived process stays bounded. */

@@ -137,7 +137,8 @@ export async function annSearch(q: AnnQuery, handle: AnnHandle = {}): Promise<An
   }
   handle.state = state;
 
-  const live = state.meta.labels.reduce((n, key) => (key === null ? n : n + 1), 0);
+  // every live label is in labelOf, once (a deleted one is null in the meta and absent there)
+  const live = state.labelOf.size;
   const k = Math.min(q.k, live);
   if (k === 0) return { hits: [], ...changes };
   state.index.setEf(Math.max(MIN_EF, 2 * k));
