@@ -182,15 +182,22 @@ export const CONTENT_RULES: readonly ContentRule[] = [
  * such a file never reaches any output unless `collect.include_secrets` is set.
  */
 export function credentialFileReason(path: string, basename = path.slice(path.lastIndexOf('/') + 1)): string | undefined {
-  const ext = extension(basename);
   if (basename === '.env' || (basename.startsWith('.env.') && !ENV_TEMPLATES.has(basename)))
     return `secret: environment file; ${SECRET_HINT}`;
-  if (TEMPLATE_SUFFIX.test(basename)) return undefined;
+  const reason = credentialNameReason(path, basename);
+  // a template documents variables without values: never a secret (asked only of the few names that look like one)
+  return reason === undefined || TEMPLATE_SUFFIX.test(basename) ? undefined : reason;
+}
+
+/** SECRET_PATHS with a leading slash: a path ends with one, or is the tail itself. */
+const SLASHED_SECRET_PATHS = SECRET_PATHS.map((tail) => `/${tail}`);
+
+function credentialNameReason(path: string, basename: string): string | undefined {
+  const ext = extension(basename);
   if (SECRET_EXTENSIONS.has(ext)) return `secret: key, certificate or credentials file (*.${ext}); ${SECRET_HINT}`;
   if (SSH_KEY.test(basename) && !basename.endsWith('.pub')) return `secret: SSH key; ${SECRET_HINT}`;
   if (SECRET_NAMES.has(basename)) return `secret: credentials file (${basename}); ${SECRET_HINT}`;
-  const posixPath = `/${path}`;
-  const place = SECRET_PATHS.find((tail) => posixPath.endsWith(`/${tail}`));
+  const place = SECRET_PATHS.find((tail, i) => path === tail || path.endsWith(SLASHED_SECRET_PATHS[i]!));
   if (place) return `secret: credentials file (${place}); ${SECRET_HINT}`;
   return undefined;
 }
