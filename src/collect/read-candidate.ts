@@ -5,6 +5,7 @@ import type { CollectFs, FileInfo } from './collect-ports.js';
 import { contentExclusion, type RuleOptions } from './exclusion-rules.js';
 import { applyFindings, findSecretsCached, redactedContentHash } from '../security/redact-secrets.js';
 import type { KeyValueCache } from '../types.js';
+import { formatCount } from '../util/format.js';
 
 /** `redacted`: kinds of credentials replaced in the file's content (see redact-secrets.ts). */
 export type ReadOutcome = { file: CandidateFile; redacted?: string[] } | { excluded: ExcludedFile };
@@ -62,7 +63,7 @@ export async function readCandidate(path: string, options: ReadOptions): Promise
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     if (code === 'ENOENT') return exclude('vanished before it could be read (deleted in the working tree?)');
     if (code === 'E_NOT_REGULAR') return exclude('not a regular file');
-    if (code === 'E_TOO_LARGE') return exclude(`too large: over collect.max_file_bytes ${maxBytes.toLocaleString('en-US')}`);
+    if (code === 'E_TOO_LARGE') return exclude(`too large: over collect.max_file_bytes ${formatCount(maxBytes)}`);
     return exclude(`unreadable (${code})`);
   }
 }
@@ -117,7 +118,7 @@ export function countLines(bytes: Buffer): number {
 }
 
 function tooLarge(size: number, maxBytes: number): string {
-  return `too large: ${size.toLocaleString('en-US')} bytes > collect.max_file_bytes ${maxBytes.toLocaleString('en-US')}`;
+  return `too large: ${formatCount(size)} bytes > collect.max_file_bytes ${formatCount(maxBytes)}`;
 }
 
 /** Run `fn` over `items` with at most `limit` in flight; results keep the input order. */

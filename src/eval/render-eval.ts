@@ -1,5 +1,6 @@
 import type { EvalReport } from './run-eval.js';
 import type { MethodSummary } from './metrics.js';
+import { formatCount } from '../util/format.js';
 
 const COLUMNS: Array<{ title: string; cell: (s: MethodSummary) => string }> = [
   { title: 'runs', cell: (s) => String(s.instances) },
@@ -29,7 +30,7 @@ export function renderEvalReport(report: EvalReport): string {
     '',
   ];
   for (const table of report.tables) {
-    lines.push(`Budget ${table.budget.toLocaleString('en-US')} tokens`, '');
+    lines.push(`Budget ${formatCount(table.budget)} tokens`, '');
     const rows = table.rows.map((row) => [row.method, ...COLUMNS.map((c) => c.cell(row.summary))]);
     lines.push(...markdownTable(['method', ...COLUMNS.map((c) => c.title)], rows), '');
   }

@@ -2,6 +2,7 @@ import { BudgetExceededError, UsageError } from '../errors.js';
 import { createTokenizer, type Tokenizer, type TokenizerId } from '../tokenize/tokenizer.js';
 import type { AgentContext, ContextProvider, ContextRequest } from './ports.js';
 import { checkMaxTokens } from './request.js';
+import { formatCount } from '../util/format.js';
 
 export interface BudgetGuardOptions {
   /** Hard ceiling on the tokens of any returned context. */
@@ -28,7 +29,7 @@ export function withBudgetGuard(provider: ContextProvider, options: BudgetGuardO
       const used = (await tokenizer).count(result.context);
       if (used > ceiling) {
         throw new BudgetExceededError(
-          `the ${result.mode} context holds ${used.toLocaleString('en-US')} tokens (${tokenizerId}) but the guard allows ${ceiling.toLocaleString('en-US')}: ` +
+          `the ${result.mode} context holds ${formatCount(used)} tokens (${tokenizerId}) but the guard allows ${formatCount(ceiling)}: ` +
             'raise the guard maxTokens or make the provider count with the same tokenizer',
         );
       }

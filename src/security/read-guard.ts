@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { formatCount } from '../util/format.js';
 
 /**
  * The read-path guard every reader goes through (tree, manifests, handoffs, configs, history,
@@ -116,7 +117,7 @@ export function isInside(parent: string, child: string): boolean {
 }
 
 function tooLarge(size: number, maxBytes: number): GuardResult {
-  return { kind: 'refused', code: 'too-large', reason: `is over the size limit (${size.toLocaleString('en-US')}${size > maxBytes ? '' : '+'} bytes > ${maxBytes.toLocaleString('en-US')})` };
+  return { kind: 'refused', code: 'too-large', reason: `is over the size limit (${formatCount(size)}${size > maxBytes ? '' : '+'} bytes > ${formatCount(maxBytes)})` };
 }
 
 function refusedFromErrno(error: unknown): { kind: 'refused'; code: RefusalCode; reason: string } {
