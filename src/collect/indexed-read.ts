@@ -80,7 +80,8 @@ export async function readIndexed(path: string, gitBlob: string | undefined, opt
   // Links, directories and other oddities take the full path, which explains them.
   if (info.kind !== 'file' || info.size > maxBytes) return bindRead(path, await readCandidate(path, options), options);
   const blob = gitBlob ?? statBlob(store.stat(options.rootReal, path), info);
-  const known = blob === undefined ? undefined : knownBlob(store, options.kinds, path, blob, includeSecrets);
+  // git's blob was looked up above already
+  const known = gitBlob !== undefined ? vouchedFor : blob === undefined ? undefined : knownBlob(store, options.kinds, path, blob, includeSecrets);
   if (known) return knownOutcome(path, abs, info, known, options);
 
   let bytes: Buffer;

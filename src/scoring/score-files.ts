@@ -90,8 +90,8 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
   };
   /**
    * Called as a run starts, before collect: when the task's vector is not stored yet, the model
-   * loads now, while the run waits for git, instead of in the middle of scoring. Failures are the
-   * score stage's to report.
+   * loads now, while the run waits for git, instead of in the middle of scoring; the ANN index on
+   * disk is read meanwhile too. Failures are the score stage's to report.
    */
   const prepare = async (task: string, ctx: RunContext): Promise<void> => {
     await (async () => {
@@ -101,6 +101,7 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
         await startModelAhead(task, ctx.config, { root: options.root, cacheDir: resolveCacheDir(options.root, ctx.config), ...(ctx.env ? { env: ctx.env } : {}) });
       }
       const bound = await bindingFor(ctx);
+      void bound?.align.readAhead().catch(() => undefined);
       if (bound?.embedder.load && !(await bound.align.hasTaskVector(task))) await bound.embedder.load();
     })().catch(() => undefined);
   };

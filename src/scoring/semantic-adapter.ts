@@ -27,6 +27,8 @@ export type SemanticAlignment = ((input: { task: string; files: CandidateFile[] 
   ahead(file: CandidateFile, ctx: RunContext): void;
   /** The write of a changed ANN index the last alignment left under way, if any (its failure is ignored). */
   settle(): Promise<void>;
+  /** As a run starts: the ANN index on disk, if any, is read meanwhile for the first search to take. */
+  readAhead(): Promise<void>;
 };
 
 /** Builds the embedder; returns null (having recorded why in `warnings`) when no model can be loaded. */
@@ -126,10 +128,12 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
     async settle() {
       await memo?.ann.saving;
     },
-    async hasTaskVector(task: string) {
-      const [[{ taskVectorKey, createSemanticMemo }], opened, { readIndexAhead }] = await Promise.all([modules(), storeNow(), import('./semantic/ann-index.js')]);
-      // asked as a run starts: the ANN index on disk, if any, is read meanwhile for the first search
+    async readAhead() {
+      const [[{ createSemanticMemo }], { readIndexAhead }] = await Promise.all([modules(), import('./semantic/ann-index.js')]);
       readIndexAhead({ indexDir: indexDirOf(options.cacheDir), modelId: embedder.id, dimensions: embedder.dimensions }, memoOf(createSemanticMemo).ann);
+    },
+    async hasTaskVector(task: string) {
+      const [[{ taskVectorKey }], opened] = await Promise.all([modules(), storeNow()]);
       return opened.getVector(taskVectorKey(task)) !== undefined;
     },
   });

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { languageForPath } from '../../../src/summarize/languages/index.js';
+import { languageForPath, type LanguageSpec } from '../../../src/summarize/languages/index.js';
 import { MIN_SPLIT_ROWS, splitBlocks } from '../../../src/summarize/syntax/blocks.js';
 import { outlineBlockStore } from '../../../src/summarize/syntax/block-store.js';
 import { createSyntaxEngine } from '../../../src/summarize/syntax/engine.js';
@@ -277,14 +277,19 @@ describe('outline block store (block-store.ts)', () => {
   });
   /** An engine of a new process: its block store reads the cache directory afresh. */
   const engineOn = (dir: string) => createSyntaxEngine({ blocks: outlineBlockStore(dir) });
+  /** A process that outlines `texts` and saves its block store, as a run does. */
+  const seedStore = async (dir: string, language: LanguageSpec, ...texts: string[]) => {
+    const engine = engineOn(dir);
+    for (const text of texts) await engine.outline(language, text);
+    await engine.save();
+    return engine;
+  };
 
   it('a changed file is parsed only in the blocks that changed, by a later process, and its outline equals a whole parse', async () => {
     const dir = cacheDir();
     const language = languageForPath('src/store.ts')!;
-    const first = engineOn(dir);
     const original = variant(TS, 'store test');
-    await first.outline(language, original);
-    await first.save();
+    await seedStore(dir, language, original);
     const edited = original.replace('const y2 = key + 2;', 'const y2 = key + 22;');
     const later = engineOn(dir);
     expect(await later.outline(language, edited)).toEqual(await wholeOutline('src/store.ts', edited));
@@ -301,10 +306,8 @@ describe('outline block store (block-store.ts)', () => {
     const dir = cacheDir();
     const file = join(dir, 'index', 'outline-blocks.bin');
     const language = languageForPath('src/store.ts')!;
-    const first = engineOn(dir);
     const original = variant(TS, 'append test');
-    await first.outline(language, original);
-    await first.save();
+    await seedStore(dir, language, original);
     const base = readFileSync(file);
     // a later process adds one changed block: the file grows by one frame, its start unchanged
     const edited = original.replace('const x5 = n + 5;', 'const x5 = n + 55;');
@@ -333,9 +336,7 @@ describe('outline block store (block-store.ts)', () => {
     const file = join(dir, 'index', 'outline-blocks.bin');
     const language = languageForPath('p/run.go')!;
     // a store of this version, then the same with another version in its frame header
-    const seed = engineOn(dir);
-    await seed.outline(language, variant(GO, 'seed'));
-    await seed.save();
+    await seedStore(dir, language, variant(GO, 'seed'));
     const otherVersion = Buffer.from(readFileSync(file));
     otherVersion.writeUInt32LE(otherVersion.readUInt32LE(8) + 1, 8);
     for (const [i, junk] of [Buffer.from('not a store'), otherVersion, Buffer.alloc(0)].entries()) {
@@ -358,10 +359,7 @@ describe('outline block store (block-store.ts)', () => {
     // two versions of a module that share no block
     const old = variant(PY.replaceAll('v', 'w').replace('Module docstring', 'Old module'), 'evict old', '#');
     const current = variant(PY, 'evict current', '#');
-    const seed = engineOn(dir);
-    await seed.outline(language, old);
-    await seed.outline(language, current);
-    await seed.save();
+    await seedStore(dir, language, old, current);
     // a process that uses the current version's blocks and adds one, with room for a little more than one of the two versions once it rewrites (REWRITE_SHARE)
     const bytes = statSync(join(dir, 'index', 'outline-blocks.bin')).size;
     const small = createSyntaxEngine({ blocks: outlineBlockStore(dir, { maxBytes: Math.floor(bytes * 0.8) }) });
