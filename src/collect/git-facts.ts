@@ -1,4 +1,5 @@
 import type { CommitTimes } from '../facts/fact-store.js';
+import { joinRecent, packRecent, RECENT_CHANGES, RECENT_COMMITS, timeUpTo, touchedAt, unpackRecent, type RecentHistory } from './recent-history.js';
 import type { GitFacts } from '../types.js';
 import { GitCommandError, type GitPort } from './collect-ports.js';
 
@@ -134,29 +135,68 @@ export async function lastCommitTimes(
   root: string,
   options: { prefix: string; wanted: Set<string>; maxCommits?: number; range?: string; limitToWanted?: boolean },
 ): Promise<Map<string, number>> {
+  return (await walkCommitTimes(git, root, options)).times;
+}
+
+/** What one walk found: the times, and with `keepRecent` its first commits (see RecentHistory). */
+export interface CommitWalk {
+  times: Map<string, number>;
+  recent?: RecentHistory;
+  /** The walk saw every commit of its range and kept them all in `recent`. */
+  recentIsWhole: boolean;
+}
+
+/**
+ * lastCommitTimes, keeping on request the first commits of the walk and the paths they touched.
+ * For each path they touched, the walk also notes its next change after them, if it gets that
+ * far anyway: it never walks further for that.
+ */
+export async function walkCommitTimes(
+  git: GitPort,
+  root: string,
+  /** keepRecent: keep up to this many first commits (RECENT_COMMITS in every walk of cachedCommitTimes). */
+  options: { prefix: string; wanted: Set<string>; maxCommits?: number; range?: string; limitToWanted?: boolean; keepRecent?: number },
+): Promise<CommitWalk> {
   const { prefix, wanted } = options;
   const maxCommits = options.maxCommits ?? MAX_LOG_COMMITS;
   const times = new Map<string, number>();
-  if (wanted.size === 0) return times;
+  if (wanted.size === 0) return { times, recentIsWhole: false };
+  const keepCommits = options.keepRecent ?? 0;
+  const recent: RecentHistory | undefined = keepCommits > 0 ? { commits: [], times: [], touched: new Map(), before: new Map() } : undefined;
+  let recording = recent !== undefined;
+  let changes = 0;
+  let awaitingBefore: Set<string> | undefined;
   let remaining = wanted.size;
   let commits = 0;
   let currentMs = 0;
-  let expectTime = false;
+  let expectHeader = false;
   let firstName = false;
   let pending = Buffer.alloc(0);
 
-  // Output: for each commit `\0<ct>\0` then `\n` and NUL-terminated names.
+  // Output: for each commit `\0<id> <ct>\0` then `\n` and NUL-terminated names.
   const onToken = (token: Buffer): boolean => {
     if (token.length === 0) {
-      expectTime = true;
+      expectHeader = true;
       return true;
     }
-    if (expectTime) {
-      expectTime = false;
+    if (expectHeader) {
+      expectHeader = false;
       firstName = true;
-      if (commits >= maxCommits) return false;
+      // every wanted path was found in the last commit, read whole because this walk keeps commits
+      if (remaining === 0 || commits >= maxCommits) return false;
       commits++;
-      currentMs = Number(token.toString('latin1')) * 1000;
+      const header = token.toString('latin1');
+      const space = header.indexOf(' ');
+      currentMs = Number(header.slice(space + 1)) * 1000;
+      if (recent !== undefined && recording) {
+        if (recent.commits.length < keepCommits && changes < RECENT_CHANGES) {
+          recent.commits.push(header.slice(0, space));
+          recent.times.push(currentMs);
+        } else {
+          recording = false;
+          awaitingBefore = new Set(recent.touched.keys());
+        }
+      }
       return true;
     }
     let name = token.toString('utf8');
@@ -164,17 +204,28 @@ export async function lastCommitTimes(
     firstName = false;
     if (!name.startsWith(prefix)) return true;
     const path = name.slice(prefix.length);
+    if (recent !== undefined) {
+      if (recording) {
+        const position = recent.commits.length - 1;
+        const positions = recent.touched.get(path);
+        if (positions === undefined) recent.touched.set(path, [position]);
+        else if (positions[positions.length - 1] !== position) positions.push(position);
+        changes++;
+      } else if (awaitingBefore !== undefined && awaitingBefore.delete(path)) recent.before.set(path, currentMs);
+    }
     if (wanted.has(path) && !times.has(path)) {
       times.set(path, currentMs);
       remaining--;
     }
-    return remaining > 0;
+    // a walk that keeps commits reads each to its end: a kept commit's paths must all be listed,
+    // and a later one may hold the next change of a kept path
+    return remaining > 0 || recent !== undefined;
   };
 
   let stoppedEarly = false;
   const range = options.range === undefined ? [] : [options.range];
   const pathspecs = options.limitToWanted === true ? [...wanted].map((path) => `:(literal)${path}`) : ['.'];
-  await git.stream(['log', '--format=%x00%ct', '--name-only', '-z', '--no-renames', '--full-history', ...range, '--', ...pathspecs], root, (chunk) => {
+  await git.stream(['log', '--format=%x00%H %ct', '--name-only', '-z', '--no-renames', '--full-history', ...range, '--', ...pathspecs], root, (chunk) => {
     const data = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk;
     let start = 0;
     for (let nul = data.indexOf(0, start); nul !== -1; nul = data.indexOf(0, start)) {
@@ -191,7 +242,7 @@ export async function lastCommitTimes(
   if (stoppedEarly && remaining > 0 && commits >= maxCommits) {
     for (const path of wanted) if (!times.has(path)) times.set(path, currentMs);
   }
-  return times;
+  return { times, ...(recent ? { recent } : {}), recentIsWhole: recent !== undefined && recording && !stoppedEarly };
 }
 
 /** Where commit times are remembered between runs (the fact store). */
@@ -214,15 +265,21 @@ const LIMITED_WALK_MAX_PATHS = 32;
  * between them is walked, from their merge base B:
  * - a path changed in B..HEAD takes its time from that walk;
  * - a path the remembered side changed in B..remembered (and HEAD did not) takes its last time
- *   up to B, from a walk from B that stops once those few paths are found;
+ *   up to B: the stale paths;
  * - every other path has the same last commit on both sides: the remembered time.
  * Anything else is one full walk, remembered for next time.
  *
- * An entry also remembers how many commits HEAD reaches (`reach`), counted alongside a full
- * walk and carried to the entries derived from it. When B's history is known to be shorter than
- * the walk's bound, the walk from B names a few stale paths instead of the whole root (a
- * checkout one commit back: one stale path, 6 ms instead of 90 on vite): the bound can then
- * never cut either walk short, and `--full-history` makes both find the same commit.
+ * The stale paths cost nothing when the entry kept the first commits of its walk (RecentHistory)
+ * and B..remembered lies among them: a path's time up to B is that of the first kept commit
+ * outside B..remembered that touched it, or else its next change after the kept commits.
+ * Otherwise they are walked from B, a walk that stops once they are found. An entry also
+ * remembers how many commits HEAD reaches (`reach`), counted alongside a full walk and carried to
+ * the entries derived from it. When B's history is known to be shorter than the walk's bound,
+ * the walk from B names a few stale paths instead of the whole root: the bound can then never
+ * cut either walk short, and `--full-history` makes both find the same commit.
+ *
+ * A derived entry keeps recent commits too: those of B..HEAD, then the remembered entry's that B
+ * reaches, so a chain of checkouts (back, forward, a pull) keeps needing no walk.
  */
 export async function cachedCommitTimes(
   git: GitPort,
@@ -239,31 +296,70 @@ export async function cachedCommitTimes(
     if (entry.head === head) continue;
     const base = await mergeBase(git, root, entry.head, head);
     if (base === null) continue;
-    const [ours, added] = base === head
-      ? [new Map<string, number>(), 0]
-      : await Promise.all([
-          lastCommitTimes(git, root, { prefix, wanted, range: `${base}..${head}` }),
-          entry.reach === undefined ? undefined : commitCount(git, root, `${base}..${head}`),
-        ]);
-    const theirs = base === entry.head ? new Set<string>() : await changedPaths(git, root, prefix, `${base}..${entry.head}`);
-    const stale = new Set([...wanted].filter((p) => !ours.has(p) && theirs.has(p)));
+    const kept = entry.recent === undefined ? undefined : unpackRecent(entry.recent);
+    const [ours, added, between] = await Promise.all([
+      base === head ? undefined : walkCommitTimes(git, root, { prefix, wanted, range: `${base}..${head}`, keepRecent: RECENT_COMMITS }),
+      base === head || entry.reach === undefined ? 0 : commitCount(git, root, `${base}..${head}`),
+      base === entry.head ? new Set<number>() : recentPositions(git, root, `${base}..${entry.head}`, kept),
+    ]);
+    const recent = between === undefined ? undefined : kept;
+    const theirs = base === entry.head ? new Set<string>() : recent && between ? touchedAt(recent, between) : await changedPaths(git, root, prefix, `${base}..${entry.head}`);
+    const ourTimes = ours?.times ?? new Map<string, number>();
+    const upToBase = new Map<string, number>();
+    const walk = new Set<string>();
+    for (const path of wanted) {
+      if (ourTimes.has(path) || !theirs.has(path)) continue;
+      const t = recent && between ? timeUpTo(recent, between, path) : undefined;
+      if (t === undefined) walk.add(path);
+      else upToBase.set(path, t);
+    }
     // B is an ancestor of the remembered HEAD, so it reaches no more commits than that HEAD does.
-    const limited = stale.size <= LIMITED_WALK_MAX_PATHS && entry.reach !== undefined && entry.reach < MAX_LOG_COMMITS;
-    const fromBase = stale.size === 0 ? new Map<string, number>() : await lastCommitTimes(git, root, { prefix, wanted: stale, range: base, limitToWanted: limited });
+    const limited = walk.size <= LIMITED_WALK_MAX_PATHS && entry.reach !== undefined && entry.reach < MAX_LOG_COMMITS;
+    if (walk.size > 0) for (const [path, t] of await lastCommitTimes(git, root, { prefix, wanted: walk, range: base, limitToWanted: limited })) upToBase.set(path, t);
     const merged = new Map<string, number>();
     for (const path of wanted) {
-      const t = ours.get(path) ?? (stale.has(path) ? fromBase.get(path) : entry.times.get(path));
+      const t = ourTimes.get(path) ?? (theirs.has(path) ? upToBase.get(path) : entry.times.get(path));
       if (t !== undefined) merged.set(path, t);
     }
     if (merged.size === wanted.size) {
       const reach = entry.reach === undefined || added === undefined ? undefined : entry.reach + added;
-      cache.putCommitTimes(key, { head, times: merged, ...(reach === undefined ? {} : { reach }) });
+      const asOfBase = (path: string) => (!theirs.has(path) ? entry.times.get(path) : upToBase.get(path) ?? (recent && between ? timeUpTo(recent, between, path) : undefined));
+      const joined = base === head || ours?.recentIsWhole === true ? joinRecent(ours?.recent, recent && between ? { recent, drop: between } : undefined, asOfBase) : undefined;
+      cache.putCommitTimes(key, { head, times: merged, ...(reach === undefined ? {} : { reach }), ...packed(joined) });
       return merged;
     }
   }
-  const [times, reach] = await Promise.all([lastCommitTimes(git, root, { prefix, wanted }), commitCount(git, root, head)]);
-  cache.putCommitTimes(key, { head, times, ...(reach === undefined ? {} : { reach }) });
+  const [walked, reach] = await Promise.all([walkCommitTimes(git, root, { prefix, wanted, keepRecent: RECENT_COMMITS }), commitCount(git, root, head)]);
+  const { times, recent } = walked;
+  cache.putCommitTimes(key, { head, times, ...(reach === undefined ? {} : { reach }), ...packed(recent) });
   return times;
+}
+
+/** The `recent` field of an entry: kept commits packed, or nothing when none were kept. */
+function packed(recent: RecentHistory | undefined): { recent?: Uint8Array } {
+  const bytes = recent && recent.commits.length > 0 ? packRecent(recent) : undefined;
+  return bytes ? { recent: bytes } : {};
+}
+
+/**
+ * Positions in `recent` of the commits of `range` (B..remembered), or undefined when some are
+ * not among them (or the entry kept none): then what B reaches cannot be told from them.
+ */
+async function recentPositions(git: GitPort, root: string, range: string, recent: RecentHistory | undefined): Promise<Set<number> | undefined> {
+  if (recent === undefined || recent.commits.length === 0) return undefined;
+  // the commits a walk of the range prints (as the walk that kept them did): merges and commits
+  // that change nothing under the root are in neither
+  const out = (await git.run(['rev-list', `--max-count=${recent.commits.length + 1}`, '--full-history', range, '--', '.'], root)).toString('latin1');
+  const ids = out.split('\n').filter((line) => line !== '');
+  if (ids.length > recent.commits.length) return undefined;
+  const index = new Map(recent.commits.map((id, position) => [id, position]));
+  const positions = new Set<number>();
+  for (const id of ids) {
+    const position = index.get(id);
+    if (position === undefined) return undefined;
+    positions.add(position);
+  }
+  return positions;
 }
 
 /**

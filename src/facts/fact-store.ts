@@ -70,6 +70,8 @@ export interface CommitTimes {
   times: Map<string, number>;
   /** When known, an upper bound on the commits `head` reaches (see cachedCommitTimes). */
   reach?: number;
+  /** The first commits of the walk from `head` when kept, packed (collect/recent-history.ts). */
+  recent?: Uint8Array;
 }
 
 interface Payload {

@@ -4,14 +4,17 @@ import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { execGit, type GitPort } from '../../src/collect/collect-ports.js';
-import { cachedCommitTimes, lastCommitTimes, parseStagedFiles, parseStatus, type CommitTimesCache } from '../../src/collect/git-facts.js';
+import { cachedCommitTimes, lastCommitTimes, parseStagedFiles, parseStatus, walkCommitTimes, type CommitTimesCache } from '../../src/collect/git-facts.js';
+import { packRecent, unpackRecent, type RecentHistory } from '../../src/collect/recent-history.js';
 import type { CommitTimes } from '../../src/facts/fact-store.js';
 import { makeTempDir } from '../helpers/fixture-repo.js';
 
-/** `git log --format=%x00%ct --name-only -z` output for commits newest first. */
+/** `git log --format='%x00%H %ct' --name-only -z` output for commits newest first (ids made up from their times). */
 function logOutput(commits: Array<{ ct: number; names: string[] }>): Buffer {
-  return Buffer.from(commits.map((c) => `\0${c.ct}\0${c.names.length ? `\n${c.names.join('\0')}\0` : ''}`).join(''), 'utf8');
+  return Buffer.from(commits.map((c) => `\0${commitId(c.ct)} ${c.ct}\0${c.names.length ? `\n${c.names.join('\0')}\0` : ''}`).join(''), 'utf8');
 }
+
+const commitId = (ct: number) => String(ct).padStart(40, '0');
 
 /** A git port whose `stream` replays `output` cut at the given offsets; counts chunks consumed. */
 function replayGit(output: Buffer, cuts: number[] = []) {
@@ -67,6 +70,41 @@ describe('lastCommitTimes', () => {
     const { git } = replayGit(logOutput(HISTORY));
     const times = await lastCommitTimes(git, '/r', { prefix: 'sub/', wanted: new Set(['a.ts', 'old.ts']), maxCommits: 2 });
     expect(Object.fromEntries(times)).toEqual({ 'a.ts': 300_000, 'old.ts': 250_000 });
+  });
+
+  it('keeps the first commits and the paths they touched, and each such path\'s next change when the walk reaches it', async () => {
+    const output = logOutput(HISTORY);
+    const wanted = new Set(['a.ts', 'b c.ts', '日本.md', 'old.ts']);
+    const walk = await walkCommitTimes(replayGit(output).git, '/r', { prefix: 'sub/', wanted, keepRecent: 2 });
+    expect(walk.recent).toEqual({
+      commits: [commitId(300), commitId(250)],
+      times: [300_000, 250_000],
+      touched: new Map([['a.ts', [0]]]),
+      before: new Map([['a.ts', 200_000]]),
+    });
+    expect(walk.recentIsWhole).toBe(false);
+    // however the stream is cut
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.integer({ min: 1, max: output.length - 1 }), { maxLength: 12 }), async (cuts) => {
+        expect(await walkCommitTimes(replayGit(output, cuts).git, '/r', { prefix: 'sub/', wanted, keepRecent: 2 })).toEqual(walk);
+      }),
+      { numRuns: 100 },
+    );
+    // a walk that keeps every commit it reads is whole
+    const whole = await walkCommitTimes(replayGit(output).git, '/r', { prefix: 'sub/', wanted, keepRecent: 10 });
+    expect(whole.recentIsWhole).toBe(true);
+    expect(whole.recent?.touched.get('b c.ts')).toEqual([2, 3]);
+  });
+
+  it('reads a kept commit to its end even when the last wanted path shows up early in it', async () => {
+    const { git } = replayGit(logOutput(HISTORY));
+    const walk = await walkCommitTimes(git, '/r', { prefix: 'sub/', wanted: new Set(['a.ts']), keepRecent: 10 });
+    expect(walk.times).toEqual(new Map([['a.ts', 300_000]]));
+    // the walk stopped at the next commit, but `top.md` (outside the prefix) and nothing else was read
+    expect(walk.recent?.commits).toEqual([commitId(300)]);
+    expect(walk.recentIsWhole).toBe(false);
+    const later = await walkCommitTimes(replayGit(logOutput(HISTORY)).git, '/r', { prefix: '', wanted: new Set(['sub/a.ts']), keepRecent: 10 });
+    expect(later.recent?.touched).toEqual(new Map([['sub/a.ts', [0]], ['top.md', [0]]]));
   });
 
   it('leaves paths without history unset when the log ends', async () => {
@@ -151,6 +189,15 @@ function memoryCache(): CommitTimesCache & { entries: CommitTimes[] } {
 /** A log limited to named paths rather than the whole root. */
 const limitedLog = (args: string[]) => args.some((arg) => arg.startsWith(':(literal)'));
 
+/** The commits an entry kept, unpacked. */
+const keptOf = (entry: CommitTimes | undefined) => (entry?.recent === undefined ? undefined : unpackRecent(entry.recent));
+
+/** The entry with its kept commits left out: what a walk without them must answer alone. */
+const withoutRecent = ({ recent: _recent, ...entry }: CommitTimes): CommitTimes => entry;
+
+/** A log that walks from one commit (the stale paths' walk from the merge base), not a range. */
+const walkFromBase = (args: string[]) => args.some((arg) => /^[0-9a-f]{40}$/.test(arg));
+
 describe('cachedCommitTimes over a real history: a related HEAD walks only what lies between', () => {
   const repo = historyRepo('aiwg-commit-times-');
   const { run, commit, git, filesAt, walked, recorded } = repo;
@@ -163,16 +210,39 @@ describe('cachedCommitTimes over a real history: a related HEAD walks only what 
   commit({ 'docs/c.md': 'c1' }, 'revert c.md');
   rmSync(join(repo.root, 'src/old.ts'));
   const head = commit({ 'src/a.ts': 'a3' }, 'e');
-
-  it.each([
+  const wantedHead = filesAt(head);
+  const targets = [
     ['an older checkout (an ancestor of the remembered HEAD)', () => a],
     ['a checkout a few commits back', () => b],
     ['a sibling branch', () => side],
-  ])('%s gets the times of a full walk', async (_name, target) => {
+  ] as const;
+
+  it.each(targets)('%s gets the times of a full walk from the commits the entry kept, with no walk from the merge base', async (_name, target) => {
     const cache = memoryCache();
-    const wantedHead = filesAt(head);
     await cachedCommitTimes(git, repo.root, { prefix: '', head, wanted: wantedHead, cache });
     expect(cache.entries[0]?.reach).toBe(Number(run('rev-list', '--count', head)));
+    expect(keptOf(cache.entries[0])?.commits).toEqual(run('rev-list', head).split('\n'));
+    const rev = target();
+    const { times, logs } = await recorded(rev, cache);
+    expect(times).toEqual(await walked(rev));
+    // at most the walk of the range the new HEAD adds
+    expect(logs.some(walkFromBase)).toBe(false);
+    expect(cache.entries.map((e) => e.head)).toEqual([rev, head]);
+    expect(cache.entries[0]?.reach).toBeGreaterThanOrEqual(Number(run('rev-list', '--count', rev)));
+    // the new entry kept commits too: its own history's, newest first
+    expect(keptOf(cache.entries[0])?.commits).toEqual(run('rev-list', rev).split('\n'));
+    // and back again from the entry just made, with no walk from the merge base either
+    const back = memoryCache();
+    back.putCommitTimes('prefix:', cache.entries[0] as CommitTimes);
+    const again = await recorded(head, back);
+    expect(again.times).toEqual(await walked(head));
+    expect(again.logs.some(walkFromBase)).toBe(false);
+  });
+
+  it.each(targets)('%s, from an entry that kept no commits, walks the few stale paths by name and answers the same', async (_name, target) => {
+    const cache = memoryCache();
+    await cachedCommitTimes(git, repo.root, { prefix: '', head, wanted: wantedHead, cache });
+    cache.entries[0] = withoutRecent(cache.entries[0] as CommitTimes);
     const rev = target();
     const { times, logs } = await recorded(rev, cache);
     expect(times).toEqual(await walked(rev));
@@ -180,13 +250,40 @@ describe('cachedCommitTimes over a real history: a related HEAD walks only what 
     expect(logs.every((args) => args.some((arg) => /^[0-9a-f]{40}(\.\.[0-9a-f]{40})?$/.test(arg)))).toBe(true);
     // the few stale paths are walked by name: the history is far shorter than the walk's bound
     expect(logs.some(limitedLog)).toBe(true);
-    expect(cache.entries.map((e) => e.head)).toEqual([rev, head]);
-    // what the new entry reaches: at least every commit of its own history
-    expect(cache.entries[0]?.reach).toBeGreaterThanOrEqual(Number(run('rev-list', '--count', rev)));
-    // and back again, from the entry just made
-    const back = memoryCache();
-    back.putCommitTimes('prefix:', cache.entries[0] as CommitTimes);
-    expect(await cachedCommitTimes(git, repo.root, { prefix: '', head, wanted: wantedHead, cache: back })).toEqual(await walked(head));
+  });
+
+  it('kept commits that do not reach back to the merge base leave the stale paths to a walk', async () => {
+    const kept = await walkCommitTimes(git, repo.root, { prefix: '', wanted: wantedHead, keepRecent: 1 });
+    expect(kept.recent?.commits).toEqual([head]);
+    expect(kept.recentIsWhole).toBe(false);
+    const entry = { head, times: kept.times, reach: Number(run('rev-list', '--count', head)), recent: packRecent(kept.recent as RecentHistory) as Uint8Array };
+    // one commit back: the one kept commit is all the checkout lacks
+    const oneBack = memoryCache();
+    oneBack.putCommitTimes('prefix:', entry);
+    const near = await recorded(run('rev-parse', 'HEAD~1'), oneBack);
+    expect(near.times).toEqual(await walked(run('rev-parse', 'HEAD~1')));
+    expect(near.logs.some(walkFromBase)).toBe(false);
+    // further back: the walk from the merge base does it
+    const further = memoryCache();
+    further.putCommitTimes('prefix:', entry);
+    const far = await recorded(b, further);
+    expect(far.times).toEqual(await walked(b));
+    expect(far.logs.some(walkFromBase)).toBe(true);
+  });
+
+  it('a kept path whose earlier change the walk never reached is walked for', async () => {
+    // the full walk stops once every path has a time: `src/b.ts`, last changed at the first
+    // commit, ends it, so nothing is known of what came before the kept commits
+    const cache = memoryCache();
+    await cachedCommitTimes(git, repo.root, { prefix: '', head, wanted: wantedHead, cache });
+    expect(keptOf(cache.entries[0])?.before.size).toBe(0);
+    const onlyKept = memoryCache();
+    const entry = cache.entries[0] as CommitTimes;
+    // as if the walk had stopped after the newest two commits
+    onlyKept.putCommitTimes('prefix:', { ...entry, recent: packRecent(keepFirst(keptOf(entry) as RecentHistory, 2)) as Uint8Array });
+    const { times, logs } = await recorded(run('rev-parse', 'HEAD~2'), onlyKept);
+    expect(times).toEqual(await walked(run('rev-parse', 'HEAD~2')));
+    expect(logs.some(walkFromBase)).toBe(true);
   });
 
   it('an entry that does not know how far its HEAD reaches never walks by name, and answers the same', async () => {
@@ -207,6 +304,16 @@ describe('cachedCommitTimes over a real history: a related HEAD walks only what 
   afterAll(() => repo.cleanup());
 });
 
+/** The first `count` kept commits, as a walk that stopped there would have kept them (nothing known after). */
+function keepFirst(recent: RecentHistory, count: number): RecentHistory {
+  const touched = new Map<string, number[]>();
+  for (const [path, positions] of recent.touched) {
+    const kept = positions.filter((position) => position < count);
+    if (kept.length > 0) touched.set(path, kept);
+  }
+  return { commits: recent.commits.slice(0, count), times: recent.times.slice(0, count), touched, before: new Map() };
+}
+
 describe('cachedCommitTimes across a merge whose resolution kept one side of a path', () => {
   // The side branch changed p.ts after main last did; the merge kept main's p.ts but took the
   // side's q.ts. A walk limited to p.ts would, by git's default, follow only the parent whose
@@ -221,11 +328,15 @@ describe('cachedCommitTimes across a merge whose resolution kept one side of a p
   const merged = merge('side', { 'p.ts': 'p1' });
   const head = commit({ 'p.ts': 'p3' }, 'c');
 
-  it('a checkout of the merge gets the side commit for the kept path, as a walk of the whole root does', async () => {
+  it.each([
+    ['the commits the entry kept', (entry: CommitTimes) => entry, false],
+    ['a walk by name (an entry that kept no commits)', withoutRecent, true],
+  ] as const)('a checkout of the merge gets the side commit for the kept path from %s, as a walk of the whole root does', async (_name, keep, limited) => {
     const cache = memoryCache();
     await recorded(head, cache);
+    cache.entries[0] = keep(cache.entries[0] as CommitTimes);
     const { times, logs } = await recorded(merged, cache);
-    expect(logs.some(limitedLog)).toBe(true);
+    expect(logs.some(limitedLog)).toBe(limited);
     const whole = await walked(merged);
     expect(times).toEqual(whole);
     expect(whole.get('p.ts')).toBe(Date.parse('2026-01-02T10:00:00Z'));

@@ -21,7 +21,7 @@ describe('fact store file', () => {
     store.putFact('bm25-terms@1:', 'abc', { text: '\nretry\t2\n', length: 3 });
     store.putCollect('abc\0a.ts\x000', { lineCount: 4, hash: 'abc' });
     store.setStat('/repo', 'a.ts', { size: 10, mtimeMs: 1.5, ino: 7, blob: 'abc' });
-    store.putCommitTimes('prefix:', { head: 'h1', times: new Map([['a.ts', 1000]]) });
+    store.putCommitTimes('prefix:', { head: 'h1', times: new Map([['a.ts', 1000]]), reach: 3, recent: Buffer.from([1, 2, 3]) });
     expect(store.dirty).toBe(true);
     await store.save();
     expect(store.dirty).toBe(false);
@@ -32,6 +32,8 @@ describe('fact store file', () => {
     expect(again.getCollect('abc\0a.ts\x000')).toEqual({ lineCount: 4, hash: 'abc' });
     expect(again.stat('/repo', 'a.ts')).toEqual({ size: 10, mtimeMs: 1.5, ino: 7, blob: 'abc' });
     expect(again.commitTimes('prefix:')[0]?.times.get('a.ts')).toBe(1000);
+    expect(again.commitTimes('prefix:')[0]?.reach).toBe(3);
+    expect([...(again.commitTimes('prefix:')[0]?.recent ?? [])]).toEqual([1, 2, 3]);
     // the index directory ignores itself for git
     expect(readFileSync(join(dir.root, 'rt', '.gitignore'), 'utf8')).toContain('*');
   });
