@@ -57,15 +57,17 @@ export function joinRecent(
   for (const [path, positions] of ours?.touched ?? []) joined.touched.set(path, [...positions]);
   const fromTheirs = new Set<string>();
   if (theirs) {
-    const moved = new Map<number, number>();
+    // each kept commit's position in the joined list, -1 for a dropped one
+    const moved = new Int32Array(theirs.recent.commits.length).fill(-1);
     theirs.recent.commits.forEach((id, position) => {
       if (theirs.drop.has(position)) return;
-      moved.set(position, joined.commits.length);
+      moved[position] = joined.commits.length;
       joined.commits.push(id);
       joined.times.push(theirs.recent.times[position] as number);
     });
     for (const [path, positions] of theirs.recent.touched) {
-      const kept = positions.flatMap((position) => moved.get(position) ?? []);
+      const kept: number[] = [];
+      for (const position of positions) if ((moved[position] as number) >= 0) kept.push(moved[position] as number);
       if (kept.length === 0) continue;
       const list = joined.touched.get(path);
       if (list) list.push(...kept);
