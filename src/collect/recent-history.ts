@@ -136,6 +136,7 @@ export function unpackRecent(bytes: Uint8Array): RecentHistory | undefined {
   const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (data.length < HEADER_BYTES || data.readUInt8(0) !== PACK_FORMAT) return undefined;
   const idBytes = data.readUInt8(1);
+  if (idBytes !== 20 && idBytes !== 32) return undefined;
   const [commits, pathCount, nameBytes, positions] = [2, 6, 10, 14].map((offset) => data.readUInt32LE(offset)) as [number, number, number, number];
   if (data.length !== HEADER_BYTES + commits * (idBytes + 8) + nameBytes + pathCount * 12 + positions * 4) return undefined;
   let at = HEADER_BYTES;
@@ -147,6 +148,8 @@ export function unpackRecent(bytes: Uint8Array): RecentHistory | undefined {
   if (paths.length !== pathCount) return undefined;
   const counts = paths.map((_, i) => data.readUInt32LE(at + i * 4));
   at += pathCount * 4;
+  // the lengths above hold: the per-path counts must add up to the positions stored
+  if (counts.reduce((sum, count) => sum + count, 0) !== positions) return undefined;
   for (const [i, path] of paths.entries()) {
     const list: number[] = [];
     for (let n = 0; n < (counts[i] as number); n++, at += 4) {
@@ -157,7 +160,6 @@ export function unpackRecent(bytes: Uint8Array): RecentHistory | undefined {
     if (list.length === 0) return undefined;
     recent.touched.set(path, list);
   }
-  if (at + pathCount * 8 !== data.length) return undefined;
   for (const path of paths) {
     const next = data.readDoubleLE(at);
     at += 8;

@@ -60,6 +60,19 @@ describe('packRecent / unpackRecent', () => {
     unordered.writeUInt32LE(0, positionsAt + 4);
     expect(unpackRecent(unordered)).toBeUndefined();
     expect(unpackRecent(new Uint8Array(3))).toBeUndefined();
+    // per-path counts that do not add up to the positions stored (one more for a.ts, one fewer for src/b.ts)
+    const countsAt = positionsAt - 2 * 4;
+    const miscounted = Buffer.from(bytes);
+    miscounted.writeUInt32LE(3, countsAt);
+    miscounted.writeUInt32LE(0, countsAt + 4);
+    expect(unpackRecent(miscounted)).toBeUndefined();
+    const longer = Buffer.from(bytes);
+    longer.writeUInt32LE(9, countsAt);
+    expect(unpackRecent(longer)).toBeUndefined();
+    // an id length no hash has
+    const oddIds = Buffer.from(bytes);
+    oddIds[1] = 7;
+    expect(unpackRecent(oddIds)).toBeUndefined();
   });
 });
 
