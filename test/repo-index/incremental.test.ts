@@ -106,6 +106,18 @@ describe('incremental index: every change is picked up, answers equal a cold run
     await expectAllEqual();
   });
 
+  it('a checkout of an older commit, and back, are both seen (commit times from the commits the index kept)', async () => {
+    const recency = (result: PipelineResult, path: string) => result.scored.find((f) => f.path === path)?.factors.recency.raw;
+    execFileSync('git', ['checkout', '-q', '--detach', 'HEAD~1'], { cwd: repo.root });
+    const older = await expectAllEqual();
+    // the older tree holds the client under its old name, last changed in the first commit
+    expect(included(older)).toContain('src/http/client.ts');
+    execFileSync('git', ['checkout', '-q', '-'], { cwd: repo.root });
+    const back = await expectAllEqual();
+    expect(included(back)).toContain('src/http/http-client.ts');
+    expect(recency(back, 'src/http/http-client.ts')).not.toEqual(recency(older, 'src/http/client.ts'));
+  });
+
   it('an edit between two warm-index queries is in the second answer', async () => {
     const before = await indexQuery();
     writeFileSync(join(repo.root, 'src/billing/invoice.ts'), 'export function invoiceTotal(lines: number[]) { return lines.length; } // no http here\n');
