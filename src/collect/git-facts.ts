@@ -315,7 +315,9 @@ export async function cachedCommitTimes(
     }
     // B is an ancestor of the remembered HEAD, so it reaches no more commits than that HEAD does.
     const limited = walk.size <= LIMITED_WALK_MAX_PATHS && entry.reach !== undefined && entry.reach < MAX_LOG_COMMITS;
-    if (walk.size > 0) for (const [path, t] of await lastCommitTimes(git, root, { prefix, wanted: walk, range: base, limitToWanted: limited })) upToBase.set(path, t);
+    // a walk of the whole root from B = HEAD (an older checkout) is the start of HEAD's own walk: its commits are kept too
+    const fromBase = walk.size === 0 ? undefined : await walkCommitTimes(git, root, { prefix, wanted: walk, range: base, limitToWanted: limited, ...(base === head && !limited ? { keepRecent: RECENT_COMMITS } : {}) });
+    for (const [path, t] of fromBase?.times ?? []) upToBase.set(path, t);
     const merged = new Map<string, number>();
     for (const path of wanted) {
       const t = ourTimes.get(path) ?? (theirs.has(path) ? upToBase.get(path) : entry.times.get(path));
@@ -325,7 +327,7 @@ export async function cachedCommitTimes(
       const reach = entry.reach === undefined || added === undefined ? undefined : entry.reach + added;
       const asOfBase = (path: string) => (!theirs.has(path) ? entry.times.get(path) : upToBase.get(path) ?? (recent && between ? timeUpTo(recent, between, path) : undefined));
       const joined = base === head || ours?.recentIsWhole === true ? joinRecent(ours?.recent, recent && between ? { recent, drop: between } : undefined, asOfBase) : undefined;
-      cache.putCommitTimes(key, { head, times: merged, ...(reach === undefined ? {} : { reach }), ...packed(joined) });
+      cache.putCommitTimes(key, { head, times: merged, ...(reach === undefined ? {} : { reach }), ...packed(joined ?? fromBase?.recent) });
       return merged;
     }
   }

@@ -293,6 +293,15 @@ describe('cachedCommitTimes over a real history: a related HEAD walks only what 
     expect(times).toEqual(await walked(b));
     expect(logs.some(limitedLog)).toBe(false);
     expect(cache.entries[0]?.reach).toBeUndefined();
+    // that walk of the whole root from the checkout is the start of its own walk: its commits are kept
+    const history = run('rev-list', b).split('\n');
+    const kept = keptOf(cache.entries[0])?.commits ?? [];
+    expect(kept.length).toBeGreaterThan(0);
+    expect(history.slice(0, kept.length)).toEqual(kept);
+    // and a checkout further back needs no walk from them
+    const further = await recorded(a, cache);
+    expect(further.times).toEqual(await walked(a));
+    expect(further.logs.some(walkFromBase)).toBe(false);
   });
 
   it('a remembered HEAD this clone does not know is passed over for a full walk', async () => {
