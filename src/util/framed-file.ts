@@ -31,12 +31,10 @@ export function decodeFramed(data: Buffer, magic: Buffer, version: number, what:
  * appended after it): its value and where it ends, or the reason it is a miss.
  */
 export function decodeFrameAt(data: Buffer, offset: number, magic: Buffer, version: number, what: string): { value: unknown; end: number } | { problem: string } {
-  const headerBytes = magic.length + 12;
-  if (data.length - offset < headerBytes || !data.subarray(offset, offset + magic.length).equals(magic)) return { problem: `not an ${what}` };
-  const found = data.readUInt32LE(offset + magic.length);
-  if (found !== version) return { problem: `format ${found}, this version reads ${version}` };
-  const length = data.readUInt32LE(offset + magic.length + 4);
-  const start = offset + headerBytes;
+  const header = frameHeader(data, offset, magic, version, what);
+  if ('problem' in header) return header;
+  const { length } = header;
+  const start = offset + magic.length + 12;
   if (data.length - start < length) return { problem: `truncated (${data.length - start} of ${length} bytes)` };
   const body = data.subarray(start, start + length);
   if (crc32(body) !== data.readUInt32LE(offset + magic.length + 8)) return { problem: 'checksum mismatch' };
@@ -112,10 +110,9 @@ export async function appendFrame(path: string, record: Buffer, accept: (file: {
  */
 export function readLeadingFrameSync(fd: number, magic: Buffer, version: number, what: string): { value: unknown; end: number } | { problem: string } {
   const header = Buffer.alloc(magic.length + 12);
-  if (readSync(fd, header, 0, header.length, 0) !== header.length || !header.subarray(0, magic.length).equals(magic)) return { problem: `not an ${what}` };
-  const found = header.readUInt32LE(magic.length);
-  if (found !== version) return { problem: `format ${found}, this version reads ${version}` };
-  const length = header.readUInt32LE(magic.length + 4);
+  const checked = frameHeader(header.subarray(0, readSync(fd, header, 0, header.length, 0)), 0, magic, version, what);
+  if ('problem' in checked) return checked;
+  const { length } = checked;
   const available = fstatSync(fd).size - header.length;
   if (length > available) return { problem: `truncated (${available} of ${length} bytes)` };
   const frame = Buffer.alloc(header.length + length);
@@ -126,4 +123,12 @@ export function readLeadingFrameSync(fd: number, magic: Buffer, version: number,
     at += read;
   }
   return decodeFrameAt(frame, 0, magic, version, what);
+}
+
+/** The payload length a frame's header at `offset` gives, or why it is no frame of this kind and version. */
+function frameHeader(data: Buffer, offset: number, magic: Buffer, version: number, what: string): { length: number } | { problem: string } {
+  if (data.length - offset < magic.length + 12 || !data.subarray(offset, offset + magic.length).equals(magic)) return { problem: `not an ${what}` };
+  const found = data.readUInt32LE(offset + magic.length);
+  if (found !== version) return { problem: `format ${found}, this version reads ${version}` };
+  return { length: data.readUInt32LE(offset + magic.length + 4) };
 }
