@@ -197,25 +197,34 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   ctx.tokenizer = await startTokenizer();
   const wanted = tieredPaths(tiering);
   const lastModifiedMs = new Map(collected.files.map((f) => [f.path, collected.git.lastCommitMs.get(f.path) ?? f.mtimeMs]));
-  const levels = await time('summarize', () =>
-    deps.levels({ root, files: collected.files.filter((f) => wanted.has(f.path)), lastModifiedMs, focus: focusOf(tiering, facts) }, ctx),
-  );
-  const allocation = await time('allocate', () =>
-    deps.allocate(
-      {
-        task,
-        root,
-        scored: scored.files,
-        tiering,
-        levels,
-        history: options.history ?? [],
-        plan,
-        format: options.format ?? 'xml',
-        boot: runBootFacts({ root, config, runId, ...(options.outputSink !== undefined ? { outputSink: options.outputSink } : {}) }),
-      },
-      ctx,
-    ),
-  );
+  // what scoring left under way (index writes) is done before the run ends, also when it fails
+  const { levels, allocation } = await (async () => {
+    try {
+      const levels = await time('summarize', () =>
+        deps.levels({ root, files: collected.files.filter((f) => wanted.has(f.path)), lastModifiedMs, focus: focusOf(tiering, facts) }, ctx),
+      );
+      const allocation = await time('allocate', () =>
+        deps.allocate(
+          {
+            task,
+            root,
+            scored: scored.files,
+            tiering,
+            levels,
+            history: options.history ?? [],
+            plan,
+            format: options.format ?? 'xml',
+            boot: runBootFacts({ root, config, runId, ...(options.outputSink !== undefined ? { outputSink: options.outputSink } : {}) }),
+          },
+          ctx,
+        ),
+      );
+      return { levels, allocation };
+    } catch (error) {
+      await deps.score.settle?.();
+      throw error;
+    }
+  })();
   await Promise.all([savePieceCounts(await pieceCounts, ctx), deps.score.settle?.()]);
   timings.total = Math.round((performance.now() - startedPerf) * 10) / 10;
 

@@ -59,9 +59,10 @@ export type ScoreStage = ((input: ScoreInput, ctx: RunContext) => Promise<ScoreR
   /** Optional: told during collect, before any file is read, that new content is coming: load the model; never throws. */
   expectNewContent?(ctx: RunContext): void;
   /**
-   * Optional: what a run left under way once its scores were out (a changed ANN index being
-   * written while the run summarises and allocates). A one-shot run awaits it before it ends; a
-   * long-lived stage resolves at once (its next run waits instead). Never rejects.
+   * Optional: what a run left under way once its scores were out (a changed ANN index and the
+   * kept import graph being written while the run summarises and allocates). A one-shot run
+   * awaits it before it ends, also when it fails; a long-lived stage resolves at once (its next
+   * run waits instead). Never rejects.
    */
   settle?(): Promise<void>;
 };

@@ -2,7 +2,7 @@ import type { CandidateFile, Config, FactorName, FileCategory, FactorScore, Fact
 import { FACTOR_NAMES } from '../types.js';
 import type { ScoreResult, ScoreStage } from '../stages.js';
 import { resolveCacheDir } from '../cache/cache-dir.js';
-import { importGraphCache } from './import-graph/graph-cache.js';
+import { importGraphCache, type ImportGraphCache } from './import-graph/graph-cache.js';
 import { classifyFiles } from './classify.js';
 import { createDerivedStore } from './derived.js';
 import { round6 } from './numbers.js';
@@ -66,6 +66,8 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
   const derivedStore = createDerivedStore();
   // One binding per embedder and cache directory: it keeps the embedding store open between runs of a long-lived stage.
   let bound: { embedder: Embedder; cacheDir: string; align: SemanticAlignment } | undefined;
+  /** The import graph cache of the last one-shot run: settle awaits its write. */
+  let keptGraph: ImportGraphCache | undefined;
   const alignmentFor = (embedder: Embedder, cacheDir: string): SemanticAlignment => {
     if (bound?.embedder !== embedder || bound.cacheDir !== cacheDir) bound = { embedder, cacheDir, align: bindSemanticAlignment(embedder, { cacheDir, longLived: options.longLived === true }) };
     return bound.align;
@@ -146,6 +148,7 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     const prior = new Map<string, Partial<FactorScores>>(files.map((f) => [f.path, {}]));
     // a one-shot run keeps its import graph for the next (a long-lived one keeps and updates it in `derived`)
     const graphCache = !options.longLived && config.summarization.caching.enabled ? importGraphCache(resolveCacheDir(options.root, config)) : undefined;
+    keptGraph = graphCache;
     const input: SignalInput = { task, facts, files, git, nowMs: ctx.nowMs, prior, categories, derived, ...(graphCache ? { importGraphCache: graphCache } : {}) };
     const signalDeps: SignalDeps = embedder ? { embedder } : {};
     for (const [i, signal] of signals.entries()) {
@@ -175,7 +178,7 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     return result;
   };
   const settle = async (): Promise<void> => {
-    if (!options.longLived) await bound?.align.settle();
+    if (!options.longLived) await Promise.all([bound?.align.settle(), keptGraph?.written()]);
   };
   return Object.assign(stage, { prepare, newContent, expectNewContent, settle });
 }

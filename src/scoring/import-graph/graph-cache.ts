@@ -36,6 +36,8 @@ export interface ImportGraphCache {
   load(files: readonly CandidateFile[]): KeptGraph | undefined;
   /** Keep `graph` as the graph of `files` (written in the background; a failure only costs the next run a build). */
   save(files: readonly CandidateFile[], graph: ImportGraph): void;
+  /** Resolves once the last write `load` or `save` started is done (a one-shot run awaits it before it ends). Never rejects. */
+  written(): Promise<void>;
 }
 
 interface Stored {
@@ -59,6 +61,7 @@ type KeptRead = Pick<ConfigRead, 'lookups'>;
 
 export function importGraphCache(cacheDir: string): ImportGraphCache {
   const path = join(indexDirOf(cacheDir), FILE_NAME);
+  let writing: Promise<void> = Promise.resolve();
   const keep = (files: readonly CandidateFile[], graph: ImportGraph, reads?: ReadonlyMap<string, KeptRead>): void => {
     const stored = storedGraph(files, graph, reads);
     if (stored === undefined) return;
@@ -68,7 +71,7 @@ export function importGraphCache(cacheDir: string): ImportGraphCache {
     } catch {
       return;
     }
-    writeFileAtomic(path, data).catch(() => undefined);
+    writing = writeFileAtomic(path, data).catch(() => undefined);
   };
   return {
     load(files) {
@@ -102,6 +105,7 @@ export function importGraphCache(cacheDir: string): ImportGraphCache {
       return graph;
     },
     save: (files, graph) => keep(files, graph),
+    written: () => writing,
   };
 }
 

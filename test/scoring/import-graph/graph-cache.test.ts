@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -41,6 +41,17 @@ describe('the import graph kept between one-shot runs', () => {
     expect(shape(cache.load(files)!)).toEqual(shape(built));
     // the files of another run, the same paths and contents: the same graph
     expect(shape(cache.load(candidates(PROJECT))!)).toEqual(shape(built));
+  });
+
+  it('says when its write is done: the graph is on disk, whole, once written() resolves', async () => {
+    const files = candidates(PROJECT);
+    const built = buildImportGraph(files);
+    const dir = join(tmp.root, 'written');
+    const cache = importGraphCache(dir);
+    cache.save(files, built);
+    await cache.written();
+    expect(readdirSync(join(dir, 'index')).filter((name) => name.startsWith('import-graph.bin'))).toEqual(['import-graph.bin']);
+    expect(shape(importGraphCache(dir).load(files)!)).toEqual(shape(built));
   });
 
   it.each([

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { CandidateFile, Embedder } from '../../../src/types.js';
 import { makeFixtureRepo, makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
-import { ConfigSchema } from '../../../src/config/schema.js';
+import { ConfigSchema, type Config } from '../../../src/config/schema.js';
 import { runContextBudget } from '../../../src/pipeline.js';
 import { createScoreStage } from '../../../src/scoring/score-files.js';
 import { captureReporter, testContext } from '../../helpers/fakes.js';
@@ -250,6 +250,20 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
     expect(readdirSync(join(cacheDir, 'index')).sort()).toEqual(index);
   });
 
+  /** The real score stage with its settle held back 300 ms: `settled()` says whether that ended. */
+  const heldBackScore = (root: string, config: Config) => {
+    const real = createScoreStage({ root, config }, { embedderFactory: async () => embedder });
+    let done = false;
+    const score = Object.assign((...args: Parameters<typeof real>) => real(...args), real, {
+      settle: async () => {
+        await real.settle!();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        done = true;
+      },
+    });
+    return { score, settled: () => done };
+  };
+
   it('a one-shot pipeline run ends only once the ANN index it changed is written', async () => {
     const repo = makeFixtureRepo([{ date: '2026-01-05T10:00:00Z', files: Object.fromEntries(corpus.map((f) => [f.path, f.content])) }]);
     try {
@@ -258,21 +272,28 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
         tokenizer: 'chars4',
         cache: { dir: join(tmp.root, 'pipeline-ann') },
       });
-      const real = createScoreStage({ root: repo.root, config }, { embedderFactory: async () => embedder });
       // the stage's own settle, held back a while: the run must still wait for it
-      let settled = false;
-      const score = Object.assign((...args: Parameters<typeof real>) => real(...args), real, {
-        settle: async () => {
-          await real.settle!();
-          await new Promise((resolve) => setTimeout(resolve, 300));
-          settled = true;
-        },
-      });
+      const { score, settled } = heldBackScore(repo.root, config);
       await runContextBudget({ task: 'add retry with backoff to the http client', root: repo.root, config }, { now: () => Date.UTC(2026, 1, 1), newRunId: () => 'run', score });
-      expect(settled).toBe(true);
+      expect(settled()).toBe(true);
       const written = readdirSync(join(tmp.root, 'pipeline-ann', 'index'));
       expect(written.filter((n) => n.endsWith('.hnsw'))).toHaveLength(1);
       expect(written.filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    } finally {
+      repo.cleanup();
+    }
+  }, 60_000);
+
+  it('a one-shot run that fails after scoring still waits for what scoring left under way', async () => {
+    const repo = makeFixtureRepo([{ date: '2026-01-05T10:00:00Z', files: Object.fromEntries(corpus.map((f) => [f.path, f.content])) }]);
+    try {
+      const config = ConfigSchema.parse({ relevance_scoring: { scoring_method: 'semantic' }, tokenizer: 'chars4', cache: { dir: join(tmp.root, 'pipeline-fail') } });
+      const { score, settled } = heldBackScore(repo.root, config);
+      const levels = async () => {
+        throw new Error('summaries unavailable');
+      };
+      await expect(runContextBudget({ task: 'add retry with backoff to the http client', root: repo.root, config }, { now: () => Date.UTC(2026, 1, 1), newRunId: () => 'run', score, levels })).rejects.toThrow('summaries unavailable');
+      expect(settled()).toBe(true);
     } finally {
       repo.cleanup();
     }
