@@ -110,13 +110,14 @@ export async function scoreTask(
 
 /**
  * Build the default stages for a config: real fs, git, embedder and caches. `longLived`: the
- * stages serve many runs (the warm index), so the score stage loads the embedding model while idle.
+ * stages serve many runs (the warm index), so the score stage loads the embedding model while idle
+ * and neither stage makes a run wait for its index writes.
  */
 export function defaultDeps(config: Config, root: string, options: { longLived?: boolean } = {}): PipelineDeps {
   return {
     collect: createCollectStage({ secretCache: createSecretCache(root, config) }),
     score: createScoreStage({ root, config, ...(options.longLived ? { longLived: true } : {}) }),
-    levels: createLevelsStage({ root, config }),
+    levels: createLevelsStage({ root, config, ...(options.longLived ? { longLived: true } : {}) }),
     allocate: allocateContext,
     now: () => Date.now(),
     createTokenizer,
@@ -197,7 +198,7 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   ctx.tokenizer = await startTokenizer();
   const wanted = tieredPaths(tiering);
   const lastModifiedMs = new Map(collected.files.map((f) => [f.path, collected.git.lastCommitMs.get(f.path) ?? f.mtimeMs]));
-  // what scoring left under way (index writes) is done before the run ends, also when it fails
+  // what the stages left under way (index writes) is done before the run ends, also when it fails
   const { levels, allocation } = await (async () => {
     try {
       const levels = await time('summarize', () =>
@@ -221,11 +222,11 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
       );
       return { levels, allocation };
     } catch (error) {
-      await deps.score.settle?.();
+      await Promise.all([deps.score.settle?.(), deps.levels.settle?.()]);
       throw error;
     }
   })();
-  await Promise.all([savePieceCounts(await pieceCounts, ctx), deps.score.settle?.()]);
+  await Promise.all([savePieceCounts(await pieceCounts, ctx), deps.score.settle?.(), deps.levels.settle?.()]);
   timings.total = Math.round((performance.now() - startedPerf) * 10) / 10;
 
   const record = buildRecord({

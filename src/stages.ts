@@ -83,7 +83,10 @@ export interface LevelsInput {
  * Levels that would not be smaller than the level above may be omitted, but `full` and `stub`
  * are always present.
  */
-export type LevelsStage = (input: LevelsInput, ctx: RunContext) => Promise<Map<string, LevelContent[]>>;
+export type LevelsStage = ((input: LevelsInput, ctx: RunContext) => Promise<Map<string, LevelContent[]>>) & {
+  /** Optional: what a run left under way (the outline blocks it parsed, being kept); awaited as a one-shot run ends, as ScoreStage.settle. Never rejects. */
+  settle?(): Promise<void>;
+};
 
 /** A message of the conversation history tier. */
 export interface HistoryMessage {

@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js';
-import type { LevelsStage } from '../stages.js';
-import type { KeyValueCache, LevelContent, RuntimeEnv } from '../types.js';
+import type { LevelsInput, LevelsStage } from '../stages.js';
+import type { KeyValueCache, LevelContent, RunContext, RuntimeEnv } from '../types.js';
 import { resolveCacheDir, resolveSummaryCacheDir, resolveTokenCacheDir } from '../cache/cache-dir.js';
 import { createDiskCache } from '../cache/disk-cache.js';
 import { createLayeredCache } from '../cache/layered-cache.js';
@@ -18,6 +18,8 @@ export const DEFAULT_LEVELS_CONCURRENCY = 16;
 export interface LevelsStageOptions {
   root: string;
   config: Config;
+  /** The stage serves many runs (the warm index): its block store writes go on between them, and settle resolves at once. */
+  longLived?: boolean;
 }
 
 /** Ports of the levels stage; each defaults to the real thing. */
@@ -47,7 +49,9 @@ export function createLevelsStage(options: LevelsStageOptions, deps: Partial<Lev
   // Without an injected clock, cache ages follow the run's clock (ctx.nowMs), as every stage does.
   let runNowMs = 0;
   const now = deps.now ?? (() => runNowMs);
-  return async (input, ctx) => {
+  // the outline blocks a run parsed are written after its levels are out (settle says when)
+  let saving: Promise<void> = Promise.resolve();
+  const stage = async (input: LevelsInput, ctx: RunContext): Promise<Map<string, LevelContent[]>> => {
     runNowMs = ctx.nowMs;
     if (build === undefined) {
       const ports = resolveLevelsPorts(options, { ...deps, now, env: deps.env ?? ctx.env ?? {} });
@@ -68,9 +72,10 @@ export function createLevelsStage(options: LevelsStageOptions, deps: Partial<Lev
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, files.length)) }, worker));
-    void syntax!.save();
+    saving = syntax!.save().catch(() => undefined);
     return new Map(files.map((f, i) => [f.path, results[i]!]));
   };
+  return Object.assign(stage, { settle: () => (options.longLived ? Promise.resolve() : saving) });
 }
 
 /** The real ports for a config, with overrides. Shared by the stage and `aiwg summarize`. */

@@ -78,6 +78,26 @@ describe('createLevelsStage', () => {
     expect(warm.parses).toBe(0);
   });
 
+  it('settle waits for the outline blocks a one-shot stage is keeping; a long-lived stage lets them go on', async () => {
+    const { root, config, ctx } = setup();
+    const input = { root, files: [file('src/z.ts', SOURCE)], lastModifiedMs: new Map<string, number>() };
+    let release!: () => void;
+    const saved = new Promise<void>((resolve) => (release = resolve));
+    const oneShot = createLevelsStage({ root, config }, { syntax: { ...countingSyntax(), save: () => saved } });
+    await oneShot(input, ctx());
+    let settled = false;
+    const settling = oneShot.settle!().then(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settled).toBe(false);
+    release();
+    await settling;
+    expect(settled).toBe(true);
+    // a save that never ends does not hold a long-lived stage's runs
+    const longLived = createLevelsStage({ root, config, longLived: true }, { syntax: { ...countingSyntax(), save: () => new Promise<void>(() => undefined) } });
+    await longLived(input, ctx());
+    await longLived.settle!();
+  });
+
   it('a summary of its own is read when the detailed entry carries none (written before, or for another summary limit)', async () => {
     const { config, ctx } = setup();
     const caches = { summaryCache: memoryCache(), tokenCache: memoryCache() };
