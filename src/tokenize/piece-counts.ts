@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { indexDirOf } from '../cache/cache-dir.js';
 import { ensureDir, writeFileAtomic } from '../util/atomic-write.js';
 import { decodeFramed, encodeFramed } from '../util/framed-file.js';
+import { fmix32 } from '../util/mix32.js';
 
 /**
  * Token counts of text pieces (the tokenizer's pieces between safe split points), remembered
@@ -146,16 +147,6 @@ function hashes(text: string): void {
     h2 ^= Math.imul(k, 0x1b873593);
     h2 = ((h2 << 13) | (h2 >>> 19)) * 5 + 0xe6546b64;
   }
-  hashed[0] = fmix(h1);
-  hashed[1] = fmix(h2 ^ text.length);
-}
-
-function fmix(value: number): number {
-  let h = value;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  hashed[0] = fmix32(h1);
+  hashed[1] = fmix32(h2 ^ text.length);
 }

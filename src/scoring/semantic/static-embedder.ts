@@ -9,6 +9,7 @@ import { startStaticEmbedThread, type StaticEmbedThread } from './static-embed-t
 import { WorkerGone } from '../../util/worker-calls.js';
 import { compileStaticTokenizer, type StaticTokenizer } from './static-tokenizer.js';
 import { normalizeLikeTransformers, sanitize } from './unit-vector.js';
+import { packVocab, vocabLookup } from './vocab-table.js';
 
 /**
  * The Embedder of a static-model-builder model (config.json `aiwg_static_embedding.pooled`), run
@@ -111,7 +112,7 @@ export async function loadStaticModel(options: Pick<StaticEmbedderOptions, 'dir'
     const fromFiles = packed ? undefined : await readModelFiles(dir);
     const { hiddenSize, maxLength } = packed ?? fromFiles!;
     const tokenizerJson = packed ? packed.tokenizer : fromFiles!.tokenizerJson;
-    const vocab = packed ? vocabOf(packed) : undefined;
+    const vocab = packed ? vocabLookup(packed.vocab) : undefined;
     const tokenizer = compileStaticTokenizer(tokenizerJson, typeof maxLength === 'number' && maxLength > 0 ? maxLength : Infinity, file('tokenizer.json'), undefined, vocab);
     const { table, rows, dimensions } = packed ? { ...packed, table: packed.table.table } : readEmbeddingTable(fromFiles!.onnxBytes, file(join('onnx', 'model.onnx')));
     if (hiddenSize !== dimensions) {
@@ -126,8 +127,7 @@ export async function loadStaticModel(options: Pick<StaticEmbedderOptions, 'dir'
       const keys = Object.keys(json.model?.vocab ?? {});
       const pack: StaticModelPack & { table: Float32Array } = {
         tokenizer: { ...json, model: { ...json.model, vocab: {} } },
-        vocabKeys: keys,
-        vocabIds: Int32Array.from(keys, (key) => json.model!.vocab![key]!),
+        vocab: packVocab(keys, Int32Array.from(keys, (key) => json.model!.vocab![key]!)),
         maxLength,
         hiddenSize,
         table,
@@ -179,12 +179,6 @@ async function readModelFiles(dir: string) {
     tokenizerJson,
     onnxBytes,
   };
-}
-
-function vocabOf(pack: StaticModelPack): Map<string, number> {
-  const vocab = new Map<string, number>();
-  for (let i = 0; i < pack.vocabKeys.length; i++) vocab.set(pack.vocabKeys[i]!, pack.vocabIds[i]!);
-  return vocab;
 }
 
 /**

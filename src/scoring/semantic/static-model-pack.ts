@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { encodeFramed, readLeadingFrameSync } from '../../util/framed-file.js';
+import { isPackedVocab, type PackedVocab } from './vocab-table.js';
 
 /**
  * A static model in one file, beside the model in a directory the tool built (never in a user's
- * model_dir): a frame holding tokenizer.json without its vocabulary, the vocabulary as two arrays
+ * model_dir): a frame holding tokenizer.json without its vocabulary, the vocabulary as a hash table
  * and a crc32 per page of the embeddings table, then the table itself, raw float32. Loading it
  * reads the frame (~2 MB for the default model) and none of the table: a page of rows is read
  * and checked the first time a token of it is embedded (PagedTable), so a run that embeds a few
@@ -18,18 +19,18 @@ import { encodeFramed, readLeadingFrameSync } from '../../util/framed-file.js';
  */
 export const STATIC_PACK_FILE = 'aiwg-static.pack';
 const MAGIC = Buffer.from('AIWGSEM1', 'latin1');
-/** 2: the table follows the frame, raw, checked page by page. */
-const PACK_VERSION = 2;
+/** 2: the table follows the frame, raw, checked page by page. 3: the vocabulary as a hash table. */
+const PACK_VERSION = 3;
 /** Rows per checked page of the table (12.8 KB at 100 dims). */
 export const PACK_PAGE_ROWS = 32;
 /** The files of a model directory (what isBuiltModelDir checks), and what a pack is made from, in the order of its stamps. */
 export const MODEL_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', join('onnx', 'model.onnx')] as const;
 
 export interface StaticModelPack {
-  /** tokenizer.json with `model.vocab` emptied: the vocabulary is in `vocabKeys`/`vocabIds`. */
+  /** tokenizer.json with `model.vocab` emptied: the vocabulary is in `vocab`. */
   tokenizer: Record<string, unknown>;
-  vocabKeys: string[];
-  vocabIds: Int32Array;
+  /** `model.vocab` as a ready hash table (vocab-table.ts): loads without building a Map. */
+  vocab: PackedVocab;
   /** tokenizer_config.json model_max_length, as read (checked by the loader). */
   maxLength: unknown;
   /** config.json hidden_size, as read. */
@@ -117,7 +118,7 @@ export async function readStaticModelPack(dir: string, damaged: (table: Float32A
     const valid =
       value.stamps === stamps &&
       typeof value.tokenizer === 'object' && value.tokenizer !== null &&
-      Array.isArray(value.vocabKeys) && value.vocabIds instanceof Int32Array && value.vocabIds.length === value.vocabKeys.length &&
+      isPackedVocab(value.vocab) &&
       Number.isInteger(value.rows) && Number.isInteger(value.dimensions) && value.rows! > 0 && value.dimensions! > 0 &&
       value.pageCrcs instanceof Uint32Array && value.pageCrcs.length === Math.ceil(value.rows! / PACK_PAGE_ROWS) &&
       fstatSync(fd).size === frame.end + value.rows! * value.dimensions! * 4;

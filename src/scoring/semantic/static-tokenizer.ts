@@ -1,4 +1,5 @@
 import { TOKENIZER_NORMALIZER, TOKENIZER_PRE_TOKENIZER } from './static-model-builder.js';
+import { mapVocab, type Vocabulary } from './vocab-table.js';
 
 /**
  * The tokenizer of a static-model-builder model, run directly from its tokenizer.json: the same
@@ -29,7 +30,7 @@ export const WORD_MEMO_SIZE = 50_000;
  * Compile `tokenizer.json` (parsed) with `model_max_length` from tokenizer_config.json. `vocab`:
  * the WordPiece vocabulary when the caller has it already (a model pack); `model.vocab` is then not read.
  */
-export function compileStaticTokenizer(json: unknown, maxLength: number, file: string, memoSize = WORD_MEMO_SIZE, vocab?: Map<string, number>): StaticTokenizer {
+export function compileStaticTokenizer(json: unknown, maxLength: number, file: string, memoSize = WORD_MEMO_SIZE, vocab?: Vocabulary): StaticTokenizer {
   const spec = asRecord(json, file, 'the top level');
   if (spec.post_processor !== null && spec.post_processor !== undefined) unsupported(file, 'post_processor', 'null');
   const added = addedTokens(spec.added_tokens, file);
@@ -227,33 +228,38 @@ interface WordPiece {
   maxId: number;
 }
 
-function compileWordPiece(value: unknown, file: string, added: readonly AddedToken[], given?: Map<string, number>): WordPiece {
+function compileWordPiece(value: unknown, file: string, added: readonly AddedToken[], given?: Vocabulary): WordPiece {
   const spec = asRecord(value, file, 'model');
   if (spec.type !== 'WordPiece') unsupported(file, 'model.type', 'WordPiece');
-  const vocab = given ?? new Map<string, number>();
-  let maxId = -1;
-  if (given) {
-    for (const [key, id] of given) {
-      if (!isId(id)) unsupported(file, `model.vocab[${JSON.stringify(key)}]`, 'an integer id');
-      if (id > maxId) maxId = id;
-    }
-  } else {
-    const vocabJson = asRecord(spec.vocab, file, 'model.vocab');
-    for (const key of Object.keys(vocabJson)) {
-      const id = vocabJson[key];
-      if (!isId(id)) unsupported(file, `model.vocab[${JSON.stringify(key)}]`, 'an integer id');
-      vocab.set(key, id);
-      if (id > maxId) maxId = id;
-    }
-  }
+  const base = given ?? mapVocab(vocabOfJson(spec.vocab, file));
   const unkToken = typeof spec.unk_token === 'string' ? spec.unk_token : '[UNK]';
   // The model looks the unknown token up in its own vocabulary, before added tokens are merged in.
-  const unkId = vocab.get(unkToken);
+  const unkId = base.get(unkToken);
   if (unkId === undefined) unsupported(file, 'model.unk_token', 'a token of model.vocab');
-  for (const { content, id } of added) vocab.set(content, id);
+  // added tokens take precedence over the vocabulary's own entries
+  const addedIds = new Map(added.map(({ content, id }) => [content, id] as const));
+  const lookup = (piece: string) => addedIds.get(piece) ?? base.get(piece);
+  const maxId = base.maxId;
   const prefix = typeof spec.continuing_subword_prefix === 'string' ? spec.continuing_subword_prefix : '##';
   const maxChars = isId(spec.max_input_chars_per_word) ? spec.max_input_chars_per_word : 100;
   const unknown: readonly number[] = [unkId];
+  /** The longest piece from `start` (UTF-16 units): the vocabulary's, or an added token's at least as long (added tokens win a tie). */
+  const longestUnits = (word: string, start: number, head: string): readonly [number, number] | undefined => {
+    let best = base.longest(word, start, head);
+    for (const [content, id] of addedIds) {
+      const end = start + content.length - head.length;
+      if (end > start && end <= word.length && (best === undefined || end >= best[1]) && content.startsWith(head) && word.startsWith(content.slice(head.length), start)) best = [id, end];
+    }
+    return best;
+  };
+  /** The same over code points (a word with surrogate pairs), one lookup per candidate piece. */
+  const longestChars = (chars: readonly string[], start: number, head: string): readonly [number, number] | undefined => {
+    for (let end = chars.length; end > start; end--) {
+      const id = lookup(head + chars.slice(start, end).join(''));
+      if (id !== undefined) return [id, end];
+    }
+    return undefined;
+  };
 
   return {
     maxId,
@@ -265,20 +271,27 @@ function compileWordPiece(value: unknown, file: string, added: readonly AddedTok
       if (length > maxChars) return unknown;
       const ids: number[] = [];
       for (let start = 0; start < length; ) {
-        let end = length;
-        let id: number | undefined;
-        for (; end > start; end--) {
-          const piece = chars === null ? word.slice(start, end) : chars.slice(start, end).join('');
-          id = vocab.get(start > 0 ? prefix + piece : piece);
-          if (id !== undefined) break;
-        }
-        if (id === undefined) return unknown;
-        ids.push(id);
-        start = end;
+        const head = start > 0 ? prefix : '';
+        const match = chars === null ? longestUnits(word, start, head) : longestChars(chars, start, head);
+        if (match === undefined) return unknown;
+        ids.push(match[0]);
+        start = match[1];
       }
       return ids;
     },
   };
+}
+
+/** `model.vocab` of tokenizer.json, each id checked. */
+function vocabOfJson(value: unknown, file: string): Map<string, number> {
+  const vocabJson = asRecord(value, file, 'model.vocab');
+  const vocab = new Map<string, number>();
+  for (const key of Object.keys(vocabJson)) {
+    const id = vocabJson[key];
+    if (!isId(id)) unsupported(file, `model.vocab[${JSON.stringify(key)}]`, 'an integer id');
+    vocab.set(key, id);
+  }
+  return vocab;
 }
 
 function isId(value: unknown): value is number {
