@@ -21,7 +21,8 @@ import { buildProjectIndex, pathChangeKeys, stillHolds, type ConfigRead } from '
  * an error. Edges are stored as positions in the kept candidate list. A long-lived process keeps
  * its graph in memory and updates it (derived.ts): it never reads this.
  */
-export const IMPORT_GRAPH_VERSION = 2;
+/** 3: the hashes in one buffer, and a config read keeps a content lookup as the file's hash, not its text. */
+export const IMPORT_GRAPH_VERSION = 3;
 /** The first bytes of the kept graph's file. */
 export const IMPORT_GRAPH_MAGIC = Buffer.from('AIWGIMP1', 'latin1');
 const MAGIC = IMPORT_GRAPH_MAGIC;
@@ -44,8 +45,8 @@ interface Stored {
   key: string;
   /** The candidate paths, in order, each ended by a NUL (one buffer: cheap to load, split only when the paths changed). */
   paths: Buffer;
-  /** Each candidate's content hash, in order. */
-  hashes: string[];
+  /** Each candidate's content hash, in order, each ended by a NUL (one buffer, as `paths`: a warm run never splits it). */
+  hashes: Buffer;
   /** Per file with edges: its position, its edge count, then its targets' positions. */
   edges: Uint32Array;
   /** The warnings resolving each file raised, by position. */
@@ -83,8 +84,9 @@ export function importGraphCache(cacheDir: string): ImportGraphCache {
       }
       // other files: resolve again what may resolve otherwise
       const keptPaths = stored.paths.toString('utf8').split('\0').slice(0, -1);
-      if (keptPaths.length !== stored.hashes.length) return undefined;
-      const keptHash = new Map(keptPaths.map((p, i) => [p, stored.hashes[i]!]));
+      const hashes = stored.hashes.toString('latin1').split('\0').slice(0, -1);
+      if (keptPaths.length !== hashes.length) return undefined;
+      const keptHash = new Map(keptPaths.map((p, i) => [p, hashes[i]!]));
       const present = new Set(files.map((file) => file.path));
       const added = files.filter((file) => !keptHash.has(file.path)).map((file) => file.path);
       const changed = files.filter((file) => keptHash.has(file.path) && keptHash.get(file.path) !== file.hash).map((file) => file.path);
@@ -131,7 +133,7 @@ function isStored(value: Partial<Stored> | undefined): value is Stored {
     value !== undefined &&
     typeof value.key === 'string' &&
     Buffer.isBuffer(value.paths) &&
-    Array.isArray(value.hashes) &&
+    Buffer.isBuffer(value.hashes) &&
     value.edges instanceof Uint32Array &&
     Array.isArray(value.fileWarnings) &&
     Array.isArray(value.configs) &&
@@ -181,7 +183,7 @@ function storedGraph(files: readonly CandidateFile[], graph: ImportGraph, reads:
   return {
     key: keyOf(files),
     paths: Buffer.from(files.map((file) => `${file.path}\0`).join(''), 'utf8'),
-    hashes: files.map((file) => file.hash),
+    hashes: Buffer.from(files.map((file) => `${file.hash}\0`).join(''), 'latin1'),
     edges: Uint32Array.from(edges),
     fileWarnings,
     configs: [...(reads ?? graph.basis.project.configs)].map(([key, read]) => [key, { lookups: read.lookups }]),

@@ -15,6 +15,8 @@ export interface ProjectIndex {
   /** Whether `dir` is the root or an ancestor directory of some file. */
   isDirectory(dir: string): boolean;
   content(path: string): string | undefined;
+  /** The content hash of a file (CandidateFile.hash): what a config read records of a content lookup, not the text. */
+  contentHash(path: string): string | undefined;
   /** Nearest file named `name` in `dir` or an ancestor, as a path. */
   nearest(dir: string, name: string): string | undefined;
   /**
@@ -53,7 +55,8 @@ export interface ConfigRead {
 }
 
 type LookupName = 'has' | 'filesIn' | 'withSuffix' | 'dirsWithSuffix' | 'isDirectory' | 'content' | 'nearest';
-type Lookup = [name: LookupName, args: string[], answer: unknown];
+/** A lookup a config read made, as checked again later: a content lookup is kept as its file's hash (a kept graph then holds no file texts). */
+type Lookup = [name: Exclude<LookupName, 'content'> | 'contentHash', args: string[], answer: unknown];
 const LOOKUPS: readonly LookupName[] = ['has', 'filesIn', 'withSuffix', 'dirsWithSuffix', 'isDirectory', 'content', 'nearest'];
 
 export function buildProjectIndex(files: readonly CandidateFile[], previous?: ConfigReads): ProjectIndex {
@@ -133,6 +136,7 @@ function projectIndex(tables: PathTables, files: readonly CandidateFile[], confi
     },
     isDirectory: (dir) => allDirs.has(dir),
     content: (p) => byPath.get(p)?.content,
+    contentHash: (p) => byPath.get(p)?.hash,
     nearest(dir, name) {
       for (let d = dir; ; d = dirOf(d)) {
         const candidate = d === '' ? name : `${d}/${name}`;
@@ -257,7 +261,8 @@ function recordRead(project: ProjectIndex, read: (view: ProjectIndex) => unknown
     const lookup = project[name] as (...args: string[]) => unknown; // every LOOKUPS entry takes string arguments
     (view as Record<LookupName, unknown>)[name] = (...args: string[]) => {
       const answer = lookup(...args);
-      lookups.push([name, args, answer]);
+      if (name === 'content') lookups.push(['contentHash', args, project.contentHash(args[0]!)]);
+      else lookups.push([name, args, answer]);
       return answer;
     };
   }
