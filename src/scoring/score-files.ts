@@ -112,12 +112,18 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
    * embedder's thread while collect still reads (the first such call loads the model there).
    */
   const newContent = (file: CandidateFile, ctx: RunContext): void => {
+    // the model loads from the first new file on, while the embedding store is still being read
+    expectNewContent(ctx);
     bindingFor(ctx)
       .then((bound) => bound?.align.ahead(file, ctx))
       .catch(() => undefined);
   };
-  /** New content is coming (collect saw it in git's index): the model loads now. */
+  /** Runs whose model load has been started (once each). */
+  const loadStarted = new WeakSet<RunContext>();
+  /** New content is coming (collect saw it in git's index, or read it): the model loads now. */
   const expectNewContent = (ctx: RunContext): void => {
+    if (loadStarted.has(ctx)) return;
+    loadStarted.add(ctx);
     bindingFor(ctx)
       .then((bound) => bound?.embedder.load?.())
       .catch(() => undefined);
