@@ -56,7 +56,14 @@ export function isPackedVocab(value: unknown): value is PackedVocab {
   const size = v.slots.length;
   if (v.offsets.length !== n + 1 || v.offsets[n] !== v.text.length || size < 2 * n || size === 0 || (size & (size - 1)) !== 0) return false;
   for (let i = 0; i < n; i++) if (v.ids[i]! < 0) return false;
-  return true;
+  // every word in exactly one slot, so probes always reach an empty one
+  let used = 0;
+  for (let at = 0; at < size; at++) {
+    const entry = v.slots[at]!;
+    if (entry < 0 || entry > n) return false;
+    if (entry !== 0) used++;
+  }
+  return used === n;
 }
 
 /** Lookups in a packed vocabulary: a hash of the word, then a compare at each probed slot. */

@@ -47,6 +47,9 @@ describe('packed vocabulary', () => {
     expect(isPackedVocab({ ...good, offsets: new Uint32Array(2) })).toBe(false);
     expect(isPackedVocab({ ...good, slots: new Int32Array(24) })).toBe(false);
     expect(isPackedVocab({ ...good, text: 'abc' })).toBe(false);
+    // slots naming a word out of range, or more slots used than words (a probe might never end)
+    expect(isPackedVocab({ ...good, slots: good.slots.map((x) => (x === 0 ? 0 : 3)) })).toBe(false);
+    expect(isPackedVocab({ ...good, slots: good.slots.map(() => 1) })).toBe(false);
     expect(isPackedVocab(null)).toBe(false);
   });
 });
