@@ -55,7 +55,7 @@ export function isPackedVocab(value: unknown): value is PackedVocab {
   const n = v.ids.length;
   const size = v.slots.length;
   if (v.offsets.length !== n + 1 || v.offsets[n] !== v.text.length || size < 2 * n || size === 0 || (size & (size - 1)) !== 0) return false;
-  for (let i = 0; i < n; i++) if (v.ids[i]! < 0) return false;
+  for (let i = 0; i < n; i++) if (v.ids[i]! < 0 || v.offsets[i + 1]! < v.offsets[i]!) return false;
   // every word in exactly one slot, so probes always reach an empty one
   let used = 0;
   for (let at = 0; at < size; at++) {

@@ -45,6 +45,8 @@ describe('packed vocabulary', () => {
     expect(isPackedVocab(good)).toBe(true);
     expect(isPackedVocab({ ...good, ids: Int32Array.from([0, -1]) })).toBe(false);
     expect(isPackedVocab({ ...good, offsets: new Uint32Array(2) })).toBe(false);
+    expect(isPackedVocab({ ...good, offsets: Uint32Array.from([0, 2, 2]), text: 'ab' })).toBe(true);
+    expect(isPackedVocab({ ...good, offsets: Uint32Array.from([2, 0, 2]), text: 'ab' })).toBe(false);
     expect(isPackedVocab({ ...good, slots: new Int32Array(24) })).toBe(false);
     expect(isPackedVocab({ ...good, text: 'abc' })).toBe(false);
     // slots naming a word out of range, or more slots used than words (a probe might never end)
