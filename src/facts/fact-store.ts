@@ -13,8 +13,8 @@ import { appendFrame, decodeFrameAt, eachAppendedFrame, encodeFramed } from '../
  * the maps below (the base), then the deltas of later saves, each its own frame (magic
  * "AIWGIDXD") holding what changed. A save that adds a little (a checkout's new blobs, an edit)
  * appends one delta in one write instead of re-encoding the whole store (20 MB and ~60 ms for
- * babel's 27k files); once the deltas outgrow MAX_DELTA_SHARE of the base, or entries must be
- * pruned, the save rewrites the base: to a temp file, renamed, so readers see the old index or
+ * babel's 27k files); once the deltas outgrow MAX_DELTA_SHARE of the base or reach MAX_DELTAS,
+ * or entries must be pruned, the save rewrites the base: to a temp file, renamed, so readers see the old index or
  * the new one, never half of one. A bad base (magic, version, length, checksum or payload) is a
  * miss: the store starts empty and says so in `corrupt`, and the next save replaces the file. A
  * bad delta (a torn tail, flipped bits) is skipped, and the next save rewrites the base. Two
@@ -39,6 +39,8 @@ const DELTA_MAGIC = Buffer.from('AIWGIDXD', 'latin1');
  * content-addressed entries, so a file of base and deltas is about as large as its rewrite would be.
  */
 export const MAX_DELTA_SHARE = 1;
+/** Deltas kept at most before a save rewrites the whole store: a file of many small ones (a server saving after each edit) loads one frame each. */
+export const MAX_DELTAS = 256;
 /** Entries kept per map when the store is pruned: beyond this, only what this process used survives a save. */
 export const MAX_ENTRIES_PER_MAP = 250_000;
 /** Commit-time maps kept per repository prefix (HEADs recently indexed). */
@@ -100,6 +102,8 @@ interface OnDisk {
   ino: number;
   /** Bytes of the base frame. */
   baseBytes: number;
+  /** Deltas after the base: those read, and those this process appended since. */
+  deltas: number;
 }
 
 export interface FactStore {
@@ -152,7 +156,7 @@ export async function openFactStore(path: string): Promise<FactStore> {
   const decoded = decode(data);
   if ('problem' in decoded) return createFactStore(path, emptyPayload(), decoded.problem, undefined);
   // a damaged delta: what it held is extracted again, and the next save rewrites the file without it
-  const onDisk = decoded.deltasIntact ? { ino, baseBytes: decoded.baseBytes } : undefined;
+  const onDisk = decoded.deltasIntact ? { ino, baseBytes: decoded.baseBytes, deltas: decoded.deltas } : undefined;
   return createFactStore(path, decoded.payload, undefined, onDisk);
 }
 
@@ -252,7 +256,7 @@ function createFactStore(path: string, payload: Payload, corrupt: string | undef
         const data = encode(payload);
         await writeFileAtomic(path, data);
         onDisk = await stat(path).then(
-          (info) => ({ ino: info.ino, baseBytes: data.length }),
+          (info) => ({ ino: info.ino, baseBytes: data.length, deltas: 0 }),
           () => undefined,
         );
         await ensureSelfIgnored(dirname(path));
@@ -269,13 +273,16 @@ function createFactStore(path: string, payload: Payload, corrupt: string | undef
 
 /**
  * Append `delta` to the file this process last read or wrote, in one write, when that is still
- * the file at `path` and the deltas stay under MAX_DELTA_SHARE of its base; false when the
- * caller must rewrite the whole store.
+ * the file at `path`, the deltas stay under MAX_DELTA_SHARE of its base and fewer than
+ * MAX_DELTAS (counted in `onDisk`); false when the caller must rewrite the whole store.
  */
 async function appendDelta(path: string, onDisk: OnDisk, delta: Delta): Promise<boolean> {
+  if (onDisk.deltas >= MAX_DELTAS) return false;
   const record = encodeFramed(DELTA_MAGIC, FACT_STORE_VERSION, delta);
   // not when another process rewrote the store, or the deltas would outgrow the base
-  return appendFrame(path, record, ({ ino, size }) => ino === onDisk.ino && size >= onDisk.baseBytes && size - onDisk.baseBytes + record.length <= MAX_DELTA_SHARE * onDisk.baseBytes);
+  const appended = await appendFrame(path, record, ({ ino, size }) => ino === onDisk.ino && size >= onDisk.baseBytes && size - onDisk.baseBytes + record.length <= MAX_DELTA_SHARE * onDisk.baseBytes);
+  if (appended) onDisk.deltas++;
+  return appended;
 }
 
 /** The index directory ignores itself, so git never lists the store as an untracked file of the repository. */
@@ -297,18 +304,20 @@ export function encode(payload: Payload): Buffer {
 }
 
 /** The base and every intact delta after it, in order; `deltasIntact` is false when one was skipped. */
-function decode(data: Buffer): { payload: Payload; baseBytes: number; deltasIntact: boolean } | { problem: string } {
+function decode(data: Buffer): { payload: Payload; baseBytes: number; deltas: number; deltasIntact: boolean } | { problem: string } {
   const base = decodeFrameAt(data, 0, MAGIC, FACT_STORE_VERSION, 'aiwg index file');
   if ('problem' in base) return base;
   const payload = base.value as Partial<Payload>;
   if (!(payload.facts instanceof Map && payload.collect instanceof Map && payload.stats instanceof Map && payload.commits instanceof Map)) return { problem: 'unexpected content' };
   // a damaged delta is skipped
+  let deltas = 0;
   const { intact: deltasIntact } = eachAppendedFrame(data, base.end, DELTA_MAGIC, FACT_STORE_VERSION, 'aiwg index delta', (value) => {
     if (!isDelta(value)) return false;
     applyDelta(payload as Payload, value);
+    deltas++;
     return true;
   });
-  return { payload: payload as Payload, baseBytes: base.end, deltasIntact };
+  return { payload: payload as Payload, baseBytes: base.end, deltas, deltasIntact };
 }
 
 function isDelta(value: unknown): value is Delta {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCollectStage } from '../../src/collect/collect-files.js';
 import { gitBlobId } from '../../src/collect/read-candidate.js';
 import { ConfigSchema } from '../../src/config/schema.js';
-import { emptyFactStore, factStorePath, FACT_STORE_VERSION, MAX_DELTA_SHARE, openFactStore, type FactStore } from '../../src/facts/fact-store.js';
+import { emptyFactStore, factStorePath, FACT_STORE_VERSION, MAX_DELTA_SHARE, MAX_DELTAS, openFactStore, type FactStore } from '../../src/facts/fact-store.js';
 import { makeFixtureRepo, makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
 import { testContext } from '../helpers/fakes.js';
 
@@ -130,6 +130,25 @@ describe('fact store deltas', () => {
     const again = await openFactStore(store.path);
     expect(again.getFact('bm25-terms@1:', 'more39')).toEqual({ text: 'x'.repeat(200), length: 200 });
     expect(again.getFact('bm25-terms@1:', 'base19')).toBeDefined();
+  });
+
+  it(`after MAX_DELTAS deltas (${MAX_DELTAS}) the next save rewrites the whole store, also when a later process counts them`, async () => {
+    const store = await based('many', 2000);
+    for (let i = 0; i < MAX_DELTAS - 1; i++) {
+      store.putFact('k', `small${i}`, i);
+      await store.save();
+    }
+    expect(deltasIn(store.path)).toBe(MAX_DELTAS - 1);
+    // another process reads them all, appends the last one the bound allows, then rewrites
+    const later = await openFactStore(store.path);
+    later.putFact('k', 'last', -1);
+    await later.save();
+    expect(deltasIn(store.path)).toBe(MAX_DELTAS);
+    later.putFact('k', 'over', -2);
+    await later.save();
+    expect(deltasIn(store.path)).toBe(0);
+    const again = await openFactStore(store.path);
+    expect([again.getFact('k', 'small0'), again.getFact('k', 'last'), again.getFact('k', 'over'), again.getFact('bm25-terms@1:', 'base1999')]).toEqual([0, -1, -2, { text: `\n${'word'.repeat(50)}1999\t1\n`, length: 200 }]);
   });
 
   it('two processes appending to one store keep both deltas', async () => {
