@@ -38,9 +38,10 @@ export interface FileLevels {
  */
 export type BuildFileLevels = ((file: CandidateFile, lastModifiedMs: number, ctx: RunContext, focus?: readonly string[]) => Promise<FileLevels>) & {
   /**
-   * Before the levels of `files` are built: count the whole text of every file whose token count
-   * no cache holds, in one batch (the levels then count it from the tokenizer's memory; a run with
-   * hundreds of new blobs otherwise pays a round trip to the tokenizer's thread per file), and
+   * Before the levels of `files` are built: look up each file's cached detailed entry and full
+   * count, and count the whole text of every file whose token count no cache holds, in one batch
+   * (a run with hundreds of new blobs otherwise pays a round trip to the tokenizer's thread per
+   * file); the build of each file takes what was found and counted here. And
    * start the outline of every file whose detailed level no cache holds on the outline pool's
    * thread (outline-pool.ts), which parses while this one builds.
    */
@@ -86,6 +87,12 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
     }
   };
 
+  /**
+   * What the last prepare found for each file (the cached detailed entry and full count, each
+   * undefined on a miss) and, for a miss, the count it made: the build takes it instead of asking
+   * the caches and counting the whole text again.
+   */
+  const prepared = new Map<CandidateFile, { found: Awaited<ReturnType<typeof cachedDetailedAndFull>>; counted?: number }>();
   const subjectOf = (file: CandidateFile) => (invalidateOnChange ? file.hash : sha256(`path\0${file.path}`));
   const detailedKeyOf = (subject: string, tokenizer: Tokenizer) => `${subject}.${variant(`outline@${OUTLINE_VERSION}${preserveTag}`, tokenizer, limits.detailed.token_limit)}`;
   /** The cached detailed entry and full token count of a file, each undefined when no cache holds it. */
@@ -111,11 +118,14 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
     const cached: Record<Level, boolean> = { full: false, detailed: false, summary: false, stub: false };
 
     const detailedKey = detailedKeyOf(subject, tokenizer);
-    let { detailed, fullTokens } = await cachedDetailedAndFull(file, tokenizer);
+    // what prepare looked up and counted for this file, taken once
+    const ahead = prepared.get(file);
+    prepared.delete(file);
+    let { detailed, fullTokens } = ahead?.found ?? (await cachedDetailedAndFull(file, tokenizer));
     cached.detailed = detailed !== undefined;
     cached.full = fullTokens !== undefined;
     if (fullTokens === undefined) {
-      fullTokens = tokenizer.count(file.content);
+      fullTokens = ahead?.counted ?? tokenizer.count(file.content);
       // the detailed entry written below carries the count when it is keyed by content: one write, not two
       const carried = detailed === undefined && subject === file.hash && ports.summaryCache !== undefined;
       if (!carried) await store(ctx, ports.tokenCache, tokenizer.id, file.hash, String(fullTokens));
@@ -185,15 +195,20 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
     return { levels: levels.map((l, i) => ({ level: LEVEL_ORDER[i]!, content: l.content, tokens: l.tokens })), cached };
   };
   const prepare: BuildFileLevels['prepare'] = async (files, ctx) => {
-    const uncounted: string[] = [];
+    prepared.clear();
+    const uncounted: CandidateFile[] = [];
     const unparsed: CandidateFile[] = [];
     for (const file of files) {
-      const { detailed, fullTokens } = await cachedDetailedAndFull(file, ctx.tokenizer);
-      if (fullTokens === undefined) uncounted.push(file.content);
-      if (detailed === undefined) unparsed.push(file);
+      const found = await cachedDetailedAndFull(file, ctx.tokenizer);
+      prepared.set(file, { found });
+      if (found.fullTokens === undefined) uncounted.push(file);
+      if (found.detailed === undefined) unparsed.push(file);
     }
     ports.syntax.prefetch(unparsed);
-    if (uncounted.length > 1) countAll(ctx.tokenizer, uncounted);
+    if (uncounted.length > 1) {
+      const counts = countAll(ctx.tokenizer, uncounted.map((file) => file.content));
+      uncounted.forEach((file, i) => (prepared.get(file)!.counted = counts[i]));
+    }
   };
   return Object.assign(build, { prepare });
 }
