@@ -46,20 +46,34 @@ const WORD_MEMO_MAX = 200_000;
 export function termsFact(content: string): TermsFact {
   const text = content.length > MAX_INDEXED_CHARS ? content.slice(0, MAX_INDEXED_CHARS) : content;
   const counts = new Map<string, number>();
-  const re = /[A-Za-z0-9_$-]+/g;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    const raw = m[0];
+  // the words of /[A-Za-z0-9_$-]+/g, scanned by hand: a regex match allocates an array per word
+  // (32 of the 363 MB a vite checkout 20 commits back allocated on its main thread)
+  const n = text.length;
+  for (let at = 0; at < n; ) {
+    if (!isWordChar(text.charCodeAt(at))) {
+      at++;
+      continue;
+    }
+    let end = at + 1;
+    while (end < n && isWordChar(text.charCodeAt(end))) end++;
+    const raw = text.slice(at, end);
+    at = end;
     let terms = wordTerms.get(raw);
     if (terms === undefined) {
       if (wordTerms.size >= WORD_MEMO_MAX) wordTerms.clear();
       terms = extractTerms(raw);
       wordTerms.set(raw, terms);
     }
-    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+    for (let i = 0; i < terms.length; i++) counts.set(terms[i]!, (counts.get(terms[i]!) ?? 0) + 1);
   }
   let out = '\n';
-  for (const [term, count] of counts) out += `${term}\t${count}\n`;
+  counts.forEach((count, term) => (out += `${term}\t${count}\n`));
   return { text: out, length: Math.max(1, Math.round(text.length / AVG_CHARS_PER_TERM)) };
+}
+
+/** Whether a UTF-16 unit is one of [A-Za-z0-9_$-], the characters of an indexed word. */
+function isWordChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36 || c === 45;
 }
 
 /** Count of one term in a terms fact (0 when absent). */

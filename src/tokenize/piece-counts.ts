@@ -66,7 +66,7 @@ export async function openPieceCounts(path: string): Promise<PieceCounts> {
     },
     async save() {
       if (added.size === 0) return;
-      const fresh = [...added.values()].sort(compareRecords);
+      const fresh = [...added.values()].sort((a, b) => compareKeys(a, 0, b, 0));
       const keepBase = base.length / WORDS + fresh.length <= MAX_PIECE_RECORDS;
       const table = merge(keepBase ? base : new Uint32Array(0), fresh);
       ensureDir(dirname(path));
@@ -104,11 +104,12 @@ function search(table: Uint32Array, h1: number, h2: number, length: number): num
   return undefined;
 }
 
-function compareRecords(a: readonly number[], b: readonly number[]): number {
-  return a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]!;
+/** Order of two records by key (h1, h2, length), each an array and the index its record starts at. */
+function compareKeys(a: ArrayLike<number>, ai: number, b: ArrayLike<number>, bi: number): number {
+  return a[ai]! - b[bi]! || a[ai + 1]! - b[bi + 1]! || a[ai + 2]! - b[bi + 2]!;
 }
 
-/** Merge sorted new records into the sorted table (keys never repeat: `set` skips known ones). */
+/** Merge sorted new records into the sorted table (keys never repeat: `set` skips known ones); records are copied in place, no view per record. */
 function merge(table: Uint32Array, fresh: ReadonlyArray<readonly number[]>): Uint32Array {
   const out = new Uint32Array(table.length + fresh.length * WORDS);
   let i = 0;
@@ -116,12 +117,14 @@ function merge(table: Uint32Array, fresh: ReadonlyArray<readonly number[]>): Uin
   let o = 0;
   const rows = table.length / WORDS;
   while (i < rows || j < fresh.length) {
-    const takeTable = j >= fresh.length || (i < rows && compareRecords(table.subarray(i * WORDS, i * WORDS + 3) as unknown as number[], fresh[j]!) < 0);
+    const at = i * WORDS;
+    const next = fresh[j];
+    const takeTable = next === undefined || (i < rows && compareKeys(table, at, next, 0) < 0);
     if (takeTable) {
-      out.set(table.subarray(i * WORDS, (i + 1) * WORDS), o);
+      for (let w = 0; w < WORDS; w++) out[o + w] = table[at + w]!;
       i++;
     } else {
-      out.set(fresh[j]!, o);
+      for (let w = 0; w < WORDS; w++) out[o + w] = next[w]!;
       j++;
     }
     o += WORDS;
