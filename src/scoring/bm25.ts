@@ -1,5 +1,5 @@
 import type { FactKind } from '../facts/fact-kind.js';
-import { extractTerms, pathTerms, queryTerms as queryTermsOf } from './terms.js';
+import { extractTerms, forEachWord, pathTerms, queryTerms as queryTermsOf } from './terms.js';
 
 /**
  * Okapi BM25 over a file's content and its path (a BM25F-style merge: path terms count
@@ -46,18 +46,7 @@ const WORD_MEMO_MAX = 200_000;
 export function termsFact(content: string): TermsFact {
   const text = content.length > MAX_INDEXED_CHARS ? content.slice(0, MAX_INDEXED_CHARS) : content;
   const counts = new Map<string, number>();
-  // the words of /[A-Za-z0-9_$-]+/g, scanned by hand: a regex match allocates an array per word
-  // (32 of the 363 MB a vite checkout 20 commits back allocated on its main thread)
-  const n = text.length;
-  for (let at = 0; at < n; ) {
-    if (!isWordChar(text.charCodeAt(at))) {
-      at++;
-      continue;
-    }
-    let end = at + 1;
-    while (end < n && isWordChar(text.charCodeAt(end))) end++;
-    const raw = text.slice(at, end);
-    at = end;
+  forEachWord(text, (raw) => {
     let terms = wordTerms.get(raw);
     if (terms === undefined) {
       if (wordTerms.size >= WORD_MEMO_MAX) wordTerms.clear();
@@ -65,15 +54,10 @@ export function termsFact(content: string): TermsFact {
       wordTerms.set(raw, terms);
     }
     for (let i = 0; i < terms.length; i++) counts.set(terms[i]!, (counts.get(terms[i]!) ?? 0) + 1);
-  }
+  });
   let out = '\n';
   counts.forEach((count, term) => (out += `${term}\t${count}\n`));
   return { text: out, length: Math.max(1, Math.round(text.length / AVG_CHARS_PER_TERM)) };
-}
-
-/** Whether a UTF-16 unit is one of [A-Za-z0-9_$-], the characters of an indexed word. */
-function isWordChar(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36 || c === 45;
 }
 
 /** Count of one term in a terms fact (0 when absent). */

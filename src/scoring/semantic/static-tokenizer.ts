@@ -36,8 +36,8 @@ export function compileStaticTokenizer(json: unknown, maxLength: number, file: s
   const added = addedTokens(spec.added_tokens, file);
   const normalize = compileNormalizer(spec.normalizer, file, 'normalizer');
   const words = compilePreTokenizer(spec.pre_tokenizer, file);
-  const model = compileWordPiece(spec.model, file, added, vocab);
   const addedIds = new Map(added.map((t) => [t.content, t.id] as const));
+  const model = compileWordPiece(spec.model, file, addedIds, vocab);
   const wordIds = memoised(model.pieces, memoSize);
 
   /** The general path: the whole section through the normalizer, then its words. */
@@ -228,7 +228,8 @@ interface WordPiece {
   maxId: number;
 }
 
-function compileWordPiece(value: unknown, file: string, added: readonly AddedToken[], given?: Vocabulary): WordPiece {
+/** `addedIds`: the added tokens, content -> id; they take precedence over the vocabulary's own entries. */
+function compileWordPiece(value: unknown, file: string, addedIds: ReadonlyMap<string, number>, given?: Vocabulary): WordPiece {
   const spec = asRecord(value, file, 'model');
   if (spec.type !== 'WordPiece') unsupported(file, 'model.type', 'WordPiece');
   const base = given ?? mapVocab(vocabOfJson(spec.vocab, file));
@@ -236,8 +237,6 @@ function compileWordPiece(value: unknown, file: string, added: readonly AddedTok
   // The model looks the unknown token up in its own vocabulary, before added tokens are merged in.
   const unkId = base.get(unkToken);
   if (unkId === undefined) unsupported(file, 'model.unk_token', 'a token of model.vocab');
-  // added tokens take precedence over the vocabulary's own entries
-  const addedIds = new Map(added.map(({ content, id }) => [content, id] as const));
   const lookup = (piece: string) => addedIds.get(piece) ?? base.get(piece);
   const maxId = base.maxId;
   const prefix = typeof spec.continuing_subword_prefix === 'string' ? spec.continuing_subword_prefix : '##';

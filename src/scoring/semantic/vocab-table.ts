@@ -70,11 +70,13 @@ export function isPackedVocab(value: unknown): value is PackedVocab {
 export function vocabLookup(packed: PackedVocab): Vocabulary {
   const { text, offsets, ids, slots } = packed;
   const mask = slots.length - 1;
-  let maxId = -1;
-  for (let i = 0; i < ids.length; i++) if (ids[i]! > maxId) maxId = ids[i]!;
   // WordPiece tries every prefix of a word, longest first: those longer than any entry are no lookup at all
+  let maxId = -1;
   let maxChars = 0;
-  for (let i = 0; i < ids.length; i++) maxChars = Math.max(maxChars, offsets[i + 1]! - offsets[i]!);
+  for (let i = 0; i < ids.length; i++) {
+    maxId = Math.max(maxId, ids[i]!);
+    maxChars = Math.max(maxChars, offsets[i + 1]! - offsets[i]!);
+  }
   const find = (hash: number, word: string, start: number, end: number, head: string): number | undefined => {
     const length = head.length + end - start;
     for (let at = hash & mask; ; at = (at + 1) & mask) {
