@@ -65,37 +65,50 @@ export function allocateMonotone(ranked: readonly Candidate[], budget: number, v
   const q = Math.max(1, budget / BUCKETS);
   const width = Math.floor(budget / q) + 1;
   const stride = width1 * width;
-  let best = new Float64Array(stride).fill(Number.NEGATIVE_INFINITY);
+  const NONE = Number.NEGATIVE_INFINITY;
+  // two rows of the program, swapped per file (no row allocated per file)
+  let best = new Float64Array(stride).fill(NONE);
+  let next = new Float64Array(stride);
   best[0] = 0; // slot 0 (full) as the cap above the first file, nothing spent
   const back = new Uint8Array(n * stride);
   const runMax = new Float64Array(width);
   const runArg = new Uint8Array(width);
+  // buckets above `reach` hold nothing yet in any slot: the loops stop there
+  let reach = 0;
   for (let i = 0; i < n; i++) {
-    const next = new Float64Array(stride).fill(Number.NEGATIVE_INFINITY);
-    runMax.fill(Number.NEGATIVE_INFINITY);
+    next.fill(NONE);
+    runMax.fill(NONE, 0, reach + 1);
+    let nextReach = 0;
+    const row = i * stride;
     for (let s = 0; s <= DROP; s++) {
       // runMax[b] = best over caps s' <= s at bucket b: the file above holds slot s' <= s.
-      for (let b = 0; b < width; b++) {
-        const v = best[s * width + b]!;
-        if (v > runMax[b]!) {
-          runMax[b] = v;
+      const from = s * width;
+      for (let b = 0; b <= reach; b++) {
+        const held = best[from + b]!;
+        if (held > runMax[b]!) {
+          runMax[b] = held;
           runArg[b] = s;
         }
       }
       const c = Math.ceil(cost[i * width1 + s]! / q - 1e-9);
       if (c >= width) continue;
       const v = value[i * width1 + s]!;
-      for (let b = 0; b + c < width; b++) {
-        const from = runMax[b]!;
-        if (from === Number.NEGATIVE_INFINITY) continue;
-        const at = s * width + b + c;
-        if (from + v > next[at]!) {
-          next[at] = from + v;
-          back[i * stride + at] = runArg[b]!;
+      const last = Math.min(reach, width - 1 - c);
+      for (let b = 0; b <= last; b++) {
+        const before = runMax[b]!;
+        if (before === NONE) continue;
+        const at = from + b + c;
+        if (before + v > next[at]!) {
+          next[at] = before + v;
+          back[row + at] = runArg[b]!;
         }
       }
+      if (last + c > nextReach) nextReach = last + c;
     }
+    const done = best;
     best = next;
+    next = done;
+    reach = nextReach;
   }
   let at = 0;
   for (let k = 1; k < stride; k++) if (best[k]! > best[at]!) at = k;

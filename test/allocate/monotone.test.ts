@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { allocateMonotone, degradeMonotone, isMonotone, monotoneValue } from '../../src/allocate/monotone.js';
+import { allocateMonotone, degradeMonotone, isMonotone, monotoneValue, slotOption } from '../../src/allocate/monotone.js';
 import { allocateFileTier } from '../../src/allocate/overflow.js';
 import { allocateContext } from '../../src/allocate/allocate-context.js';
 import type { Candidate } from '../../src/allocate/candidates.js';
@@ -51,6 +51,40 @@ describe('monotone allocation (property)', () => {
         if (strategy !== 'truncate') expect(isMonotone(candidates, choice)).toBe(true);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('is worth at least every monotone allocation that fits with its costs rounded up to the program\'s buckets (exhaustive, small rankings)', () => {
+    // the program's own grid: budget / 1200 tokens a bucket, each file's cost rounded up
+    const BUCKETS = 1200;
+    fc.assert(
+      fc.property(rankedArb.map((r) => r.slice(0, 5)), fc.integer({ min: 1, max: 12000 }), (ranked, budget) => {
+        const q = Math.max(1, budget / BUCKETS);
+        const buckets = Math.floor(budget / q);
+        let best = 0;
+        // every non-decreasing sequence of slots (0 full .. 3 stub, 4 dropped), best first
+        const visit = (i: number, floor: number, used: number, choice: Int32Array) => {
+          if (i === ranked.length) {
+            best = Math.max(best, monotoneValue(ranked, choice));
+            return;
+          }
+          for (let slot = floor; slot <= LEVELS.length; slot++) {
+            if (slot === LEVELS.length) {
+              choice.fill(-1, i);
+              best = Math.max(best, monotoneValue(ranked, choice));
+              continue;
+            }
+            const option = slotOption(ranked[i]!, slot);
+            const rounded = Math.ceil(ranked[i]!.options[option]!.cost / q - 1e-9);
+            if (used + rounded > buckets) continue;
+            choice[i] = option;
+            visit(i + 1, slot, used + rounded, choice);
+          }
+        };
+        visit(0, 0, 0, new Int32Array(ranked.length).fill(-1));
+        expect(monotoneValue(ranked, allocateMonotone(ranked, budget))).toBeGreaterThanOrEqual(best - 1e-9);
+      }),
+      { numRuns: 200 },
     );
   });
 
