@@ -30,19 +30,37 @@ export const dependencyDepthSignal: Signal = {
     ctx.warnings.push(...graph.warnings);
     const distance = distancesFrom(seeds, graph, maxDepth);
     const out = new Map<string, FactorScore>();
-    for (const f of input.files) {
-      const d = distance.get(f.path);
-      const edges = (graph.imports.get(f.path)?.length ?? 0) + (graph.importers.get(f.path)?.length ?? 0);
-      if (d === undefined) {
-        const why = seeds.length === 0 ? 'no seed file (nothing aligned or mentioned)' : `not within ${maxDepth} imports of a seed`;
-        out.set(f.path, { raw: -1, score: 0, detail: `${why}; ${edges} import edges` });
-      } else {
-        out.set(f.path, { raw: d, score: round6(1 - d / (maxDepth + 1)), detail: `${d === 0 ? 'seed' : `depth ${d} from a seed`}; ${edges} import edges` });
-      }
+    const run = { graph, seeded: seeds.length > 0, maxDepth };
+    for (const { path } of input.files) {
+      const d = distance.get(path);
+      out.set(path, d === undefined ? new DepthScore(-1, 0, path, run) : new DepthScore(d, round6(1 - d / (maxDepth + 1)), path, run));
     }
     return out;
   },
 };
+
+/** A file's dependency-depth score (raw: its distance, -1 when none); its explanation is written when read. */
+class DepthScore implements FactorScore {
+  readonly #path: string;
+  readonly #run: { graph: ImportGraph; seeded: boolean; maxDepth: number };
+
+  constructor(
+    readonly raw: number,
+    readonly score: number,
+    path: string,
+    run: { graph: ImportGraph; seeded: boolean; maxDepth: number },
+  ) {
+    this.#path = path;
+    this.#run = run;
+  }
+
+  get detail(): string {
+    const { graph, seeded, maxDepth } = this.#run;
+    const edges = (graph.imports.get(this.#path)?.length ?? 0) + (graph.importers.get(this.#path)?.length ?? 0);
+    if (this.raw < 0) return `${seeded ? `not within ${maxDepth} imports of a seed` : 'no seed file (nothing aligned or mentioned)'}; ${edges} import edges`;
+    return `${this.raw === 0 ? 'seed' : `depth ${this.raw} from a seed`}; ${edges} import edges`;
+  }
+}
 
 /** The task's @-mentioned files and its top-aligned files, sorted. */
 export function seedFiles(input: Parameters<Signal['score']>[0]): string[] {

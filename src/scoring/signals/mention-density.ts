@@ -42,11 +42,29 @@ export const mentionDensitySignal: Signal = {
       const c = counts.get(f.path) ?? shared.get(f.path) ?? { task: 0, artifact: 0, other: 0 };
       const w = MENTION_WEIGHTS.task * c.task + MENTION_WEIGHTS.artifact * c.artifact + MENTION_WEIGHTS.other * c.other;
       const score = MENTION_FLOOR + (1 - MENTION_FLOOR) * (1 - Math.exp(-w / MENTION_SATURATION_K));
-      out.set(f.path, { raw: round6(w), score: round6(score), detail: `task ${fmt(c.task)}, artifacts ${fmt(c.artifact)}, other files ${fmt(c.other)}` });
+      out.set(f.path, new MentionScore(round6(w), round6(score), c));
     }
     return out;
   },
 };
+
+/** A file's mention score; its explanation is written when read (the score stage makes one per file per run). */
+class MentionScore implements FactorScore {
+  readonly #counts: MentionCounts;
+
+  constructor(
+    readonly raw: number,
+    readonly score: number,
+    counts: MentionCounts,
+  ) {
+    this.#counts = counts;
+  }
+
+  get detail(): string {
+    const c = this.#counts;
+    return `task ${fmt(c.task)}, artifacts ${fmt(c.artifact)}, other files ${fmt(c.other)}`;
+  }
+}
 
 /** The @-references written in a blob, persisted by the fact store (src/facts/registry.ts). */
 export const mentionsFactKind: FactKind<string[]> = {

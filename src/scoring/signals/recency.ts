@@ -42,15 +42,36 @@ export const recencySignal: Signal = {
       );
     }
     // an informative shallow clone is already reported by the collect stage
+    const run = { halfLife, informative };
     for (const f of files) {
       const age = ages.get(f.path) as { days: number; source: string };
       const decay = 0.5 ** (age.days / halfLife);
       const score = informative ? RECENCY_FLOOR + (1 - RECENCY_FLOOR) * decay : RECENCY_FLOOR;
-      out.set(f.path, { raw: round6(age.days), score: round6(score), detail: `${age.source}, ${age.days.toFixed(1)} days ago, half-life ${halfLife} d${informative ? '' : ' (not discriminating: neutral)'}` });
+      out.set(f.path, new RecencyScore(round6(age.days), round6(score), age, run));
     }
     return out;
   },
 };
+
+/** A file's recency score; its explanation is written when read (the score stage makes one per file per run). */
+class RecencyScore implements FactorScore {
+  readonly #age: { days: number; source: string };
+  readonly #run: { halfLife: number; informative: boolean };
+
+  constructor(
+    readonly raw: number,
+    readonly score: number,
+    age: { days: number; source: string },
+    run: { halfLife: number; informative: boolean },
+  ) {
+    this.#age = age;
+    this.#run = run;
+  }
+
+  get detail(): string {
+    return `${this.#age.source}, ${this.#age.days.toFixed(1)} days ago, half-life ${this.#run.halfLife} d${this.#run.informative ? '' : ' (not discriminating: neutral)'}`;
+  }
+}
 
 /** The mtime is read only for a file without a commit time: a known file's is looked up on first use. */
 function ageOf(file: Pick<CandidateFile, 'path' | 'mtimeMs'>, input: Parameters<Signal['score']>[0]): { days: number; source: string } {

@@ -51,24 +51,59 @@ export function createTaskAlignmentSignal(options: TaskAlignmentOptions = {}): S
       const final = weighByCategory(promoteNamed(shapeAlignment(paired.scores), named, paths), share, named);
 
       const out = new Map<string, FactorScore>();
+      const evidence: AlignmentEvidence = { keyword, semanticRaw, definitions: definitions.names, framed, tests: paired.lifted, partners: coChanged.lifted, named };
       for (const path of paths) {
         const bm25 = keyword.raw.get(path) ?? 0;
-        const parts = [`bm25 ${bm25.toFixed(2)}${keyword.ranks.has(path) ? ` (rank ${keyword.ranks.get(path)}/${keyword.raw.size})` : ''}`];
-        if (semanticRaw) parts.push(`semantic ${(semanticRaw.get(path) ?? 0).toFixed(3)}`);
-        const defines = definitions.names.get(path);
-        if (defines) parts.push(`defines ${defines.slice(0, 3).join(', ')}${defines.length > 3 ? ` and ${defines.length - 3} more` : ''}`);
-        if (framed.has(path)) parts.push('in a stack frame of the task');
-        const test = paired.lifted.get(path);
-        if (test !== undefined) parts.push(`its test ${test} matches`);
-        const partner = coChanged.lifted.get(path);
-        if (partner !== undefined) parts.push(`changes together with ${partner}`);
-        if (named.has(path)) parts.push('named in the task');
         const raw = semanticRaw && method === 'semantic' ? (semanticRaw.get(path) ?? 0) : bm25;
-        out.set(path, { raw: round6(raw), score: round6(final.get(path) ?? 0), detail: parts.join('; ') });
+        out.set(path, new AlignmentScore(round6(raw), round6(final.get(path) ?? 0), path, evidence));
       }
       return out;
     },
   };
+}
+
+/** What a run's alignment found, shared by its files' scores for their explanations. */
+interface AlignmentEvidence {
+  keyword: { raw: ReadonlyMap<string, number>; ranks: ReadonlyMap<string, number> };
+  semanticRaw: ReadonlyMap<string, number> | null;
+  definitions: ReadonlyMap<string, readonly string[]>;
+  framed: ReadonlySet<string>;
+  tests: ReadonlyMap<string, string>;
+  partners: ReadonlyMap<string, string>;
+  named: ReadonlySet<string>;
+}
+
+/** A file's task alignment; its explanation (the evidence for it) is written when read: the score stage makes one per file per run. */
+class AlignmentScore implements FactorScore {
+  readonly #path: string;
+  readonly #evidence: AlignmentEvidence;
+
+  constructor(
+    readonly raw: number,
+    readonly score: number,
+    path: string,
+    evidence: AlignmentEvidence,
+  ) {
+    this.#path = path;
+    this.#evidence = evidence;
+  }
+
+  get detail(): string {
+    const path = this.#path;
+    const { keyword, semanticRaw, definitions, framed, tests, partners, named } = this.#evidence;
+    const bm25 = keyword.raw.get(path) ?? 0;
+    const parts = [`bm25 ${bm25.toFixed(2)}${keyword.ranks.has(path) ? ` (rank ${keyword.ranks.get(path)}/${keyword.raw.size})` : ''}`];
+    if (semanticRaw) parts.push(`semantic ${(semanticRaw.get(path) ?? 0).toFixed(3)}`);
+    const defines = definitions.get(path);
+    if (defines) parts.push(`defines ${defines.slice(0, 3).join(', ')}${defines.length > 3 ? ` and ${defines.length - 3} more` : ''}`);
+    if (framed.has(path)) parts.push('in a stack frame of the task');
+    const test = tests.get(path);
+    if (test !== undefined) parts.push(`its test ${test} matches`);
+    const partner = partners.get(path);
+    if (partner !== undefined) parts.push(`changes together with ${partner}`);
+    if (named.has(path)) parts.push('named in the task');
+    return parts.join('; ');
+  }
 }
 
 async function runSemantic(
