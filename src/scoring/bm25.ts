@@ -62,11 +62,16 @@ export function termsFact(content: string): TermsFact {
 
 /** Count of one term in a terms fact (0 when absent). */
 export function termCount(fact: TermsFact, term: string): number {
-  const at = fact.text.indexOf(`\n${term}\t`);
+  return countOf(fact.text, `\n${term}\t`);
+}
+
+/** The count after `needle` (`\nterm\t`) in a terms fact's text, 0 when absent. */
+function countOf(text: string, needle: string): number {
+  const at = text.indexOf(needle);
   if (at === -1) return 0;
   let n = 0;
-  for (let i = at + term.length + 2; ; i++) {
-    const c = fact.text.charCodeAt(i);
+  for (let i = at + needle.length; ; i++) {
+    const c = text.charCodeAt(i);
     if (c < 48 || c > 57) return n;
     n = n * 10 + (c - 48);
   }
@@ -107,31 +112,54 @@ export function scoreBm25(docs: Bm25Document[], query: string | readonly string[
   const scores = new Map<string, number>();
   if (queryTerms.length === 0 || docs.length === 0) return { scores, queryTerms, idealScore: 0 };
 
-  const wanted = new Set(queryTerms);
-  const counts: Array<{ path: string; length: number; tf: Map<string, number> }> = [];
-  const df = new Map<string, number>();
+  // Per document, the counts of the query terms it holds, in the order they were found (its
+  // content's in query order, then its path's), which is the order its score sums them in.
+  // Flat arrays: babel's 27k documents are scored on every query of a warm index.
+  const terms = [...new Set(queryTerms)];
+  const slotOf = new Map(terms.map((term, i) => [term, i]));
+  const needles = terms.map((term) => `\n${term}\t`);
+  const tf = new Int32Array(terms.length);
+  const order = new Int32Array(terms.length);
+  const df = new Int32Array(terms.length);
+  const matched: Array<{ path: string; length: number; slots: Int32Array; counts: Int32Array }> = [];
   let totalLength = 0;
   for (const doc of docs) {
     const fact = doc.terms ?? termsFact(doc.content ?? '');
-    const tf = new Map<string, number>();
-    for (const term of queryTerms) {
-      const count = termCount(fact, term);
-      if (count > 0) tf.set(term, count);
+    let found = 0;
+    for (let q = 0; q < terms.length; q++) {
+      const count = countOf(fact.text, needles[q]!);
+      tf[q] = count;
+      if (count > 0) order[found++] = q;
     }
-    let length = fact.length;
-    length += countPathTerms(doc.pathTerms ?? pathTerms(doc.path), wanted, tf, pathWeight);
+    const path = doc.pathTerms ?? pathTerms(doc.path);
+    for (const term of path) {
+      const q = slotOf.get(term);
+      if (q === undefined) continue;
+      if (tf[q] === 0) order[found++] = q;
+      tf[q]! += pathWeight;
+    }
+    const length = fact.length + path.length * pathWeight;
     totalLength += length;
-    for (const term of tf.keys()) df.set(term, (df.get(term) ?? 0) + 1);
-    counts.push({ path: doc.path, length, tf });
+    if (found === 0) continue;
+    const slots = order.slice(0, found);
+    const counts = new Int32Array(found);
+    for (let k = 0; k < found; k++) {
+      counts[k] = tf[slots[k]!]!;
+      df[slots[k]!]!++;
+    }
+    matched.push({ path: doc.path, length, slots, counts });
   }
   const n = docs.length;
   const avgLength = totalLength / n || 1;
-  const idf = new Map(queryTerms.map((t) => [t, Math.log(1 + (n - (df.get(t) ?? 0) + 0.5) / ((df.get(t) ?? 0) + 0.5))]));
-  for (const { path, length, tf } of counts) {
-    if (tf.size === 0) continue;
+  const idfOf = (q: number) => Math.log(1 + (n - df[q]! + 0.5) / (df[q]! + 0.5));
+  const idf = terms.map((_, q) => idfOf(q));
+  for (const { path, length, slots, counts } of matched) {
     const norm = k1 * (1 - b + (b * length) / avgLength);
     let score = 0;
-    for (const [term, f] of tf) score += (idf.get(term) ?? 0) * ((f * (k1 + 1)) / (f + norm));
+    for (let k = 0; k < slots.length; k++) {
+      const f = counts[k]!;
+      score += idf[slots[k]!]! * ((f * (k1 + 1)) / (f + norm));
+    }
     scores.set(path, score);
   }
   // Saturation point: tf = 3 in an average-length document gives 3*2.2/(3+1.2) ~ 1.57 per term.
@@ -139,11 +167,7 @@ export function scoreBm25(docs: Bm25Document[], query: string | readonly string[
   // Terms absent from every file count at full idf: a task about things this repository does
   // not contain has a high ideal that no file reaches, so its accidental best match stays weak.
   let idealScore = 0;
-  for (const term of queryTerms) idealScore += (idf.get(term) ?? 0) * saturation;
+  for (const term of queryTerms) idealScore += idf[slotOf.get(term)!]! * saturation;
   return { scores, queryTerms, idealScore };
 }
 
-function countPathTerms(terms: readonly string[], wanted: Set<string>, tf: Map<string, number>, weight: number): number {
-  for (const term of terms) if (wanted.has(term)) tf.set(term, (tf.get(term) ?? 0) + weight);
-  return terms.length * weight;
-}

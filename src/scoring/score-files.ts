@@ -157,18 +157,21 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     keptGraph = graphCache;
     const input: SignalInput = { task, facts, files, git, nowMs: ctx.nowMs, prior, categories, derived, ...(graphCache ? { importGraphCache: graphCache } : {}) };
     const signalDeps: SignalDeps = embedder ? { embedder } : {};
+    // each file's factors so far, in file order (what `prior` maps each path to)
+    const priorOf = files.map((f) => prior.get(f.path) as Partial<FactorScores>);
     for (const [i, signal] of signals.entries()) {
       ctx.reporter.progress('scoring', i, signals.length);
       const scores = await runSignal(signal, input, ctx, signalDeps);
-      for (const f of files) {
-        const factor = scores?.get(f.path) ?? { raw: 0, score: NEUTRAL_FACTOR[signal.name], detail: 'not scored (neutral)' };
-        (prior.get(f.path) as Partial<FactorScores>)[signal.name] = factor;
+      // one neutral score for every file the signal did not score (scores are never changed once made)
+      let neutral: FactorScore | undefined;
+      for (let k = 0; k < files.length; k++) {
+        priorOf[k]![signal.name] = scores?.get(files[k]!.path) ?? (neutral ??= { raw: 0, score: NEUTRAL_FACTOR[signal.name], detail: 'not scored (neutral)' });
       }
     }
     ctx.reporter.progress('scoring', signals.length, signals.length);
 
-    const scored: ScoredFile[] = files.map((f) => {
-      const factors = completeFactors(prior.get(f.path) ?? {});
+    const scored: ScoredFile[] = files.map((f, k) => {
+      const factors = completeFactors(priorOf[k]!);
       return {
         path: f.path,
         category: categories.get(f.path) ?? 'documentation',
@@ -218,7 +221,9 @@ export function compareScored(a: Rankable, b: Rankable): number {
   );
 }
 
+/** Every factor of a file: its own, or neutral for one no signal scored (the same object when none is missing). */
 function completeFactors(partial: Partial<FactorScores>): FactorScores {
+  if (FACTOR_NAMES.every((name) => partial[name] !== undefined)) return partial as FactorScores;
   const out = {} as FactorScores; // filled for every FACTOR_NAMES entry just below
   for (const name of FACTOR_NAMES) out[name] = partial[name] ?? { raw: 0, score: NEUTRAL_FACTOR[name], detail: 'no signal registered (neutral)' };
   return out;

@@ -25,13 +25,13 @@ export const recencySignal: Signal = {
       return out;
     }
     const halfLife = ctx.config.relevance_scoring.factors.recency.decay_days;
-    const ages = new Map<string, { days: number; source: string }>();
+    const ages = files.map((f) => ageOf(f, input));
+    const decays = new Float64Array(files.length);
     let lo = Infinity;
     let hi = -Infinity;
-    for (const f of files) {
-      const age = ageOf(f, input);
-      ages.set(f.path, age);
-      const decay = 0.5 ** (age.days / halfLife);
+    for (let i = 0; i < files.length; i++) {
+      const decay = 0.5 ** (ages[i]!.days / halfLife);
+      decays[i] = decay;
       lo = Math.min(lo, decay);
       hi = Math.max(hi, decay);
     }
@@ -43,11 +43,10 @@ export const recencySignal: Signal = {
     }
     // an informative shallow clone is already reported by the collect stage
     const run = { halfLife, informative };
-    for (const f of files) {
-      const age = ages.get(f.path) as { days: number; source: string };
-      const decay = 0.5 ** (age.days / halfLife);
-      const score = informative ? RECENCY_FLOOR + (1 - RECENCY_FLOOR) * decay : RECENCY_FLOOR;
-      out.set(f.path, new RecencyScore(round6(age.days), round6(score), age, run));
+    for (let i = 0; i < files.length; i++) {
+      const age = ages[i]!;
+      const score = informative ? RECENCY_FLOOR + (1 - RECENCY_FLOOR) * decays[i]! : RECENCY_FLOOR;
+      out.set(files[i]!.path, new RecencyScore(round6(age.days), round6(score), age, run));
     }
     return out;
   },
