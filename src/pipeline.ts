@@ -25,7 +25,7 @@ import { allocateContext } from './allocate/allocate-context.js';
 import { buildRecord } from './record/build-record.js';
 import type { BudgetRecord } from './record/record-schema.js';
 import { silentReporter } from './util/reporter.js';
-import { buildTaskFacts, requireTask, type TaskFacts } from './scoring/task-facts.js';
+import { buildTaskFacts, candidatePathIndex, requireTask, type TaskFacts } from './scoring/task-facts.js';
 import { assignTiers, tieredPaths, type Tiering } from './allocate/tiers.js';
 import { ensureOwnDirs } from './cache/own-dirs.js';
 import { runBootFacts } from './assemble/run-boot-facts.js';
@@ -103,7 +103,7 @@ export async function scoreTask(
   const collected = await time('collect', () => deps.collect({ root: input.root }, ctx));
   // collect needs no task: one still being made ready (its secret scan) is awaited only now
   const task = await input.task;
-  const facts = buildTaskFacts(task, collected.files.map((f) => f.path));
+  const facts = buildTaskFacts(task, candidatePathIndex(collected.files));
   const scoring = await time('score', () => deps.score({ task, collected, facts }, ctx));
   return { collected, facts, scoring, tiering: assignTiers(scoring.files, ctx.config) };
 }

@@ -8,7 +8,7 @@ import { createDerivedStore } from './derived.js';
 import { round6 } from './numbers.js';
 import { bindSemanticAlignment, defaultEmbedderFactory, startModelAhead, type EmbedderFactory, type SemanticAlignment } from './semantic-adapter.js';
 import { defaultSignals, MENTION_FLOOR, RECENCY_FLOOR, type SemanticOutcome } from './signals/index.js';
-import { buildTaskFacts } from './task-facts.js';
+import { buildTaskFacts, candidatePathIndex } from './task-facts.js';
 
 export interface ScoreStageOptions {
   /** Repository root: where the embedding caches and the ANN index live. */
@@ -130,7 +130,7 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
   };
   const stage = async ({ task, collected, facts: given }: Parameters<ScoreStage>[0], ctx: RunContext): Promise<ScoreResult> => {
     const { files, git } = collected;
-    const facts = given ?? buildTaskFacts(task, files.map((f) => f.path));
+    const facts = given ?? buildTaskFacts(task, candidatePathIndex(files));
     const config = ctx.config;
     const method = config.relevance_scoring.scoring_method;
     const derived = derivedStore.forFiles(files);
