@@ -61,6 +61,14 @@ export function assignTiers(scored: readonly ScoredFile[], config: Config): Tier
   const best = Math.max(0, ...ranked.filter((f) => !f.mentionedInTask).map(alignment));
   const rel = relative.enabled && best > 0 ? relative : null;
   let rank = 0;
+  // the reason of an excluded file depends only on its relevance to two decimals: written once per value (babel excludes ~26k files a run)
+  const belowReasons = new Map<number, string>();
+  const belowMinimum = (relevance: number): string => {
+    const hundredths = Math.round(relevance * 100);
+    let reason = belowReasons.get(hundredths);
+    if (reason === undefined) belowReasons.set(hundredths, (reason = `relevance ${fixed(relevance)} below include_minimum ${fixed(include_minimum)}`));
+    return reason;
+  };
 
   for (const file of ranked) {
     if (file.mentionedInTask) {
@@ -83,7 +91,7 @@ export function assignTiers(scored: readonly ScoredFile[], config: Config): Tier
     } else if (rel && near(rel.include_top, rel.include_ratio)) {
       tiers.reference.push({ file, tier: 'reference', weight: file.relevance, reason: relReason(rel.include_top, rel.include_ratio) });
     } else {
-      excluded.push({ path: file.path, relevance_score: file.relevance, reason: `relevance ${fixed(file.relevance)} below include_minimum ${fixed(include_minimum)}` });
+      excluded.push({ path: file.path, relevance_score: file.relevance, reason: belowMinimum(file.relevance) });
     }
   }
 
