@@ -43,6 +43,11 @@ export const MAX_DELTA_SHARE = 1;
 export const MAX_DELTAS = 256;
 /** Entries kept per map when the store is pruned: beyond this, only what this process used survives a save. */
 export const MAX_ENTRIES_PER_MAP = 250_000;
+
+export interface FactStoreLimits {
+  /** MAX_ENTRIES_PER_MAP unless a test sets it. */
+  maxEntriesPerMap: number;
+}
 /** Commit-time maps kept per repository prefix (HEADs recently indexed). */
 const MAX_COMMIT_HEADS = 4;
 
@@ -138,7 +143,7 @@ export function collectFactKey(blob: string, basename: string, includeSecrets: b
 }
 
 /** Load the store (one read); a missing file is an empty store, a damaged one an empty store with `corrupt` set. */
-export async function openFactStore(path: string): Promise<FactStore> {
+export async function openFactStore(path: string, limits?: FactStoreLimits): Promise<FactStore> {
   let data: Buffer | undefined;
   let ino = 0;
   try {
@@ -152,20 +157,21 @@ export async function openFactStore(path: string): Promise<FactStore> {
   } catch {
     data = undefined;
   }
-  if (data === undefined) return createFactStore(path, emptyPayload(), undefined, undefined);
+  if (data === undefined) return createFactStore(path, emptyPayload(), undefined, undefined, limits);
   const decoded = decode(data);
-  if ('problem' in decoded) return createFactStore(path, emptyPayload(), decoded.problem, undefined);
+  if ('problem' in decoded) return createFactStore(path, emptyPayload(), decoded.problem, undefined, limits);
   // a damaged delta: what it held is extracted again, and the next save rewrites the file without it
   const onDisk = decoded.deltasIntact ? { ino, baseBytes: decoded.baseBytes, deltas: decoded.deltas } : undefined;
-  return createFactStore(path, decoded.payload, undefined, onDisk);
+  return createFactStore(path, decoded.payload, undefined, onDisk, limits);
 }
 
 /** An empty in-memory store that saves to `path` (tests, a first run). */
-export function emptyFactStore(path: string): FactStore {
-  return createFactStore(path, emptyPayload(), undefined, undefined);
+export function emptyFactStore(path: string, limits?: FactStoreLimits): FactStore {
+  return createFactStore(path, emptyPayload(), undefined, undefined, limits);
 }
 
-function createFactStore(path: string, payload: Payload, corrupt: string | undefined, loaded: OnDisk | undefined): FactStore {
+function createFactStore(path: string, payload: Payload, corrupt: string | undefined, loaded: OnDisk | undefined, limits: FactStoreLimits = { maxEntriesPerMap: MAX_ENTRIES_PER_MAP }): FactStore {
+  const maxEntries = limits.maxEntriesPerMap;
   let dirty = corrupt !== undefined;
   let onDisk = loaded;
   // since the last load or save, what a delta would hold; nothing while there is no file to append
@@ -175,10 +181,17 @@ function createFactStore(path: string, payload: Payload, corrupt: string | undef
     if (onDisk) delta.stats.push([rootReal, path, entry]);
     dirty = true;
   };
+  // What this process used, per map, for a prune. Kept only for a map past half the cap (babel's
+  // maps hold ~21k entries: recording its 100k reads of a warm run took ~70 ms): from the start
+  // for a map loaded that large; for one that grows that large here, from every key it holds
+  // then (a superset of what was used), so a prune never drops a key this process used.
+  const watched = (map: Map<string, unknown>) => map.size * 2 >= maxEntries;
+  const largeFromLoad = new WeakSet<Map<string, unknown>>([payload.collect, ...payload.facts.values()].filter(watched));
   const touched = new WeakMap<Map<string, unknown>, Set<string>>();
   const touch = (map: Map<string, unknown>, key: string) => {
+    if (!watched(map)) return;
     let set = touched.get(map);
-    if (!set) touched.set(map, (set = new Set()));
+    if (!set) touched.set(map, (set = largeFromLoad.has(map) ? new Set() : new Set(map.keys())));
     set.add(key);
   };
   const factMap = (kindKey: string, create: boolean) => {
@@ -192,7 +205,7 @@ function createFactStore(path: string, payload: Payload, corrupt: string | undef
     return map;
   };
   const prune = (map: Map<string, unknown>) => {
-    if (map.size <= MAX_ENTRIES_PER_MAP) return;
+    if (map.size <= maxEntries) return;
     const keep = touched.get(map) ?? new Set();
     for (const key of map.keys()) if (!keep.has(key)) map.delete(key);
   };
@@ -267,7 +280,7 @@ function createFactStore(path: string, payload: Payload, corrupt: string | undef
   };
 
   function mustPrune(): boolean {
-    return payload.collect.size > MAX_ENTRIES_PER_MAP || [...payload.facts.values()].some((map) => map.size > MAX_ENTRIES_PER_MAP);
+    return payload.collect.size > maxEntries || [...payload.facts.values()].some((map) => map.size > maxEntries);
   }
 }
 

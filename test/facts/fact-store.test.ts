@@ -68,6 +68,48 @@ describe('fact store file', () => {
   });
 });
 
+describe('fact store pruning (a map over its cap keeps what the process used)', () => {
+  let dir: Fixture;
+  beforeAll(() => {
+    dir = makeTempDir('aiwg-facts-prune-');
+  });
+  afterAll(() => dir.cleanup());
+  const limits = { maxEntriesPerMap: 10 };
+  const KIND = 'bm25-terms@1:';
+  const fact = (i: number) => ({ text: `\nw${i}\t1\n`, length: 1 });
+  const keysIn = async (path: string) => {
+    const store = await openFactStore(path, limits);
+    return Array.from({ length: 40 }, (_, i) => `h${i}`).filter((h) => store.getFact(KIND, h) !== undefined);
+  };
+
+  it('a map loaded over the cap keeps only the entries this process read or wrote', async () => {
+    const path = join(dir.root, 'loaded', 'facts.bin');
+    const first = emptyFactStore(path, { maxEntriesPerMap: 100 });
+    for (let i = 0; i < 30; i++) first.putFact(KIND, `h${i}`, fact(i));
+    await first.save();
+    const store = await openFactStore(path, limits);
+    for (const i of [3, 7, 11]) expect(store.getFact(KIND, `h${i}`)).toEqual(fact(i));
+    store.putFact(KIND, 'h31', fact(31));
+    await store.save();
+    expect(await keysIn(path)).toEqual(['h3', 'h7', 'h11', 'h31']);
+  });
+
+  it('a map that grows past the cap in one process keeps every entry it read before, and what it added', async () => {
+    const path = join(dir.root, 'grown', 'facts.bin');
+    const first = emptyFactStore(path, { maxEntriesPerMap: 100 });
+    for (let i = 0; i < 3; i++) first.putFact(KIND, `h${i}`, fact(i));
+    await first.save();
+    const store = await openFactStore(path, limits);
+    // read while the map is small (nothing recorded yet), then grow it past the cap
+    expect(store.getFact(KIND, 'h1')).toEqual(fact(1));
+    for (let i = 10; i < 22; i++) store.putFact(KIND, `h${i}`, fact(i));
+    await store.save();
+    const kept = await keysIn(path);
+    expect(kept).toContain('h1');
+    for (let i = 10; i < 22; i++) expect(kept).toContain(`h${i}`);
+  });
+});
+
 describe('fact store deltas', () => {
   let dir: Fixture;
   beforeAll(() => {
