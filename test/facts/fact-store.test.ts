@@ -82,12 +82,17 @@ describe('fact store pruning (a map over its cap keeps what the process used)', 
     return Array.from({ length: 40 }, (_, i) => `h${i}`).filter((h) => store.getFact(KIND, h) !== undefined);
   };
 
-  it('a map loaded over the cap keeps only the entries this process read or wrote', async () => {
-    const path = join(dir.root, 'loaded', 'facts.bin');
-    const first = emptyFactStore(path, { maxEntriesPerMap: 100 });
-    for (let i = 0; i < 30; i++) first.putFact(KIND, `h${i}`, fact(i));
+  /** A store of `count` facts (h0, h1, ...) written under a roomy cap, opened again under the small one. */
+  const reopened = async (name: string, count: number): Promise<FactStore> => {
+    const first = emptyFactStore(join(dir.root, name, 'facts.bin'), { maxEntriesPerMap: 100 });
+    for (let i = 0; i < count; i++) first.putFact(KIND, `h${i}`, fact(i));
     await first.save();
-    const store = await openFactStore(path, limits);
+    return openFactStore(first.path, limits);
+  };
+
+  it('a map loaded over the cap keeps only the entries this process read or wrote', async () => {
+    const store = await reopened('loaded', 30);
+    const path = store.path;
     for (const i of [3, 7, 11]) expect(store.getFact(KIND, `h${i}`)).toEqual(fact(i));
     store.putFact(KIND, 'h31', fact(31));
     await store.save();
@@ -95,11 +100,8 @@ describe('fact store pruning (a map over its cap keeps what the process used)', 
   });
 
   it('a map that grows past the cap in one process keeps every entry it read before, and what it added', async () => {
-    const path = join(dir.root, 'grown', 'facts.bin');
-    const first = emptyFactStore(path, { maxEntriesPerMap: 100 });
-    for (let i = 0; i < 3; i++) first.putFact(KIND, `h${i}`, fact(i));
-    await first.save();
-    const store = await openFactStore(path, limits);
+    const store = await reopened('grown', 3);
+    const path = store.path;
     // read while the map is small (nothing recorded yet), then grow it past the cap
     expect(store.getFact(KIND, 'h1')).toEqual(fact(1));
     for (let i = 10; i < 22; i++) store.putFact(KIND, `h${i}`, fact(i));
