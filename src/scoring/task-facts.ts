@@ -53,7 +53,7 @@ export function buildTaskFacts(task: string, paths: Iterable<string> | PathIndex
 }
 
 function isPathIndex(paths: Iterable<string> | PathIndex): paths is PathIndex {
-  return 'byBasename' in paths;
+  return typeof paths === 'object' && 'byBasename' in paths;
 }
 
 /** The path index of each collected file list, while the list is alive: a warm index's queries over an unchanged tree share one. */
