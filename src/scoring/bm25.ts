@@ -62,10 +62,15 @@ export function termsFact(content: string): TermsFact {
 
 /** Count of one term in a terms fact (0 when absent). */
 export function termCount(fact: TermsFact, term: string): number {
-  return countOf(fact.text, `\n${term}\t`);
+  return countOf(fact.text, needleOf(term));
 }
 
-/** The count after `needle` (`\nterm\t`) in a terms fact's text, 0 when absent. */
+/** What precedes a term's count in a terms fact's text. */
+function needleOf(term: string): string {
+  return `\n${term}\t`;
+}
+
+/** The count after `needle` (needleOf) in a terms fact's text, 0 when absent. */
 function countOf(text: string, needle: string): number {
   const at = text.indexOf(needle);
   if (at === -1) return 0;
@@ -117,7 +122,7 @@ export function scoreBm25(docs: Bm25Document[], query: string | readonly string[
   // Flat arrays: babel's 27k documents are scored on every query of a warm index.
   const terms = [...new Set(queryTerms)];
   const slotOf = new Map(terms.map((term, i) => [term, i]));
-  const needles = terms.map((term) => `\n${term}\t`);
+  const needles = terms.map(needleOf);
   const tf = new Int32Array(terms.length);
   const order = new Int32Array(terms.length);
   const df = new Int32Array(terms.length);
@@ -151,8 +156,7 @@ export function scoreBm25(docs: Bm25Document[], query: string | readonly string[
   }
   const n = docs.length;
   const avgLength = totalLength / n || 1;
-  const idfOf = (q: number) => Math.log(1 + (n - df[q]! + 0.5) / (df[q]! + 0.5));
-  const idf = terms.map((_, q) => idfOf(q));
+  const idf = Array.from(df, (d) => Math.log(1 + (n - d + 0.5) / (d + 0.5)));
   for (const { path, length, slots, counts } of matched) {
     const norm = k1 * (1 - b + (b * length) / avgLength);
     let score = 0;
