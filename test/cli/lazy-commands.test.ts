@@ -17,7 +17,8 @@ const run = promisify(execFile);
 const hooksDir = mkdtempSync(join(tmpdir(), 'aiwg-lazy-'));
 writeFileSync(
   join(hooksDir, 'hooks.mjs'),
-  "export async function load(url, context, next) {\n  if (url.startsWith('file:')) process.stderr.write('LOADED ' + url + '\\n');\n  return next(url, context);\n}\n",
+  // written synchronously: the hooks run on their own thread, whose buffered stderr a quick command's exit could cut short
+  "import { writeSync } from 'node:fs';\nexport async function load(url, context, next) {\n  if (url.startsWith('file:')) writeSync(2, 'LOADED ' + url + '\\n');\n  return next(url, context);\n}\n",
 );
 writeFileSync(join(hooksDir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(hooksDir, 'hooks.mjs')).href)});\n`);
 
