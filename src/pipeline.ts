@@ -15,7 +15,8 @@ import { planBudget } from './allocate/budget-plan.js';
 import { createTokenizer, loadingTokenizer, type Tokenizer, type TokenizerOptions } from './tokenize/tokenizer.js';
 import { openPieceCounts, pieceCountsPath, type PieceCounts } from './tokenize/piece-counts.js';
 import { bpeTablePath } from './tokenize/bpe-table.js';
-import { resolveCacheDir } from './cache/cache-dir.js';
+import type { BpeEncodingId } from './tokenize/bpe-encoding.js';
+import { resolveCacheDir, resolveModelCacheBase } from './cache/cache-dir.js';
 import { createCollectStage } from './collect/collect-files.js';
 import { createSecretCache } from './security/secret-cache.js';
 import { redactSecrets } from './security/redact-secrets.js';
@@ -163,7 +164,7 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
     if (loading === undefined) {
       loading = time('tokenizer', async () => {
         const remembered = await pieceCounts;
-        const tableFile = keptTokenizerFiles(root, config)?.table;
+        const tableFile = keptBpeTable(root, config, options.env);
         return deps.createTokenizer(config.tokenizer, { ...(remembered ? { pieceCounts: remembered } : {}), ...(tableFile !== undefined ? { tableFile } : {}) });
       });
       loading.catch(() => undefined);
@@ -251,20 +252,21 @@ export function runPieceCounts(root: string, config: Config): Promise<PieceCount
   return path === undefined ? Promise.resolve(undefined) : openPieceCounts(path);
 }
 
-/** The file of a run's remembered piece counts; undefined for chars4 or with caching off. */
+/** The file of a run's remembered piece counts (`<cache dir>/index/`); undefined for chars4 or with caching off. */
 export function runPieceCountsPath(root: string, config: Config): string | undefined {
-  return keptTokenizerFiles(root, config)?.pieceCounts;
+  const id = keptEncoding(config);
+  return id === undefined ? undefined : pieceCountsPath(resolveCacheDir(root, config), id);
 }
 
-/**
- * What a run keeps of its BPE tokenizer between runs, under the cache's index directory: the
- * counts of the pieces it counted and the encoding's table (bpe-table.ts). Nothing for chars4 or
- * with caching off.
- */
-function keptTokenizerFiles(root: string, config: Config): { pieceCounts: string; table: string } | undefined {
-  if (config.tokenizer === 'chars4' || !config.summarization.caching.enabled) return undefined;
-  const cacheDir = resolveCacheDir(root, config);
-  return { pieceCounts: pieceCountsPath(cacheDir, config.tokenizer), table: bpeTablePath(cacheDir, config.tokenizer) };
+/** The file of the encoding's table (bpe-table.ts), once per machine beside the models; undefined for chars4 or with caching off. */
+function keptBpeTable(root: string, config: Config, env: PipelineOptions['env']): string | undefined {
+  const id = keptEncoding(config);
+  return id === undefined ? undefined : bpeTablePath(resolveModelCacheBase(root, config, env), id);
+}
+
+/** The BPE encoding whose piece counts and table a run keeps between runs: none for chars4 or with caching off. */
+function keptEncoding(config: Config): BpeEncodingId | undefined {
+  return config.tokenizer === 'chars4' || !config.summarization.caching.enabled ? undefined : config.tokenizer;
 }
 
 /**

@@ -189,7 +189,10 @@ async function removeEmptiedDirs(paths: string[], cacheDir: string): Promise<voi
   for (const namespace of new Set(shards.map((s) => dirname(s)))) if (namespace !== cacheDir) await rmdir(namespace).catch(() => undefined);
 }
 
-/** The first bytes of each file the persistent index's writers frame (util/framed-file.ts). */
+/**
+ * The first bytes of each file the persistent index's writers frame (util/framed-file.ts); the
+ * BPE table's, for the copy earlier versions kept here (it now lives beside the models).
+ */
 const INDEX_MAGICS: readonly Buffer[] = [FACT_STORE_MAGIC, OUTLINE_BLOCKS_MAGIC, IMPORT_GRAPH_MAGIC, PIECE_COUNTS_MAGIC, BPE_TABLE_MAGIC];
 const INDEX_MAGIC_BYTES = Math.max(...INDEX_MAGICS.map((m) => m.length));
 

@@ -1,13 +1,15 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { indexDirOf } from '../cache/cache-dir.js';
 import { ensureDir, writeFileAtomic } from '../util/atomic-write.js';
 import { encodeFramed, readFramedSync } from '../util/framed-file.js';
 import type { BpeEncodingId } from './bpe-encoding.js';
 
 /**
  * A GPT encoding's merge ranks as one flat, open-addressed hash table over the tokens' bytes, in
- * a framed file under the cache's index directory (`<cache dir>/index/bpe-<id>.bin`): it loads in
+ * a framed file beside the embedding models (`<model base>/models/bpe-<id>-v<n>-gpt-tokenizer-<version>.bin`,
+ * cache-dir.ts's resolveModelCacheBase: once per machine, not once per repository, so a run on a
+ * fresh clone does not build it again; the version of gpt-tokenizer is in the name, so two
+ * installs on one machine never take each other's table): it loads in
  * one read with nothing to parse or build (~10 ms here), where gpt-tokenizer's table is 2.4 MB of
  * JavaScript compiled and turned into a 200k-entry Map on every load (~250 ms of CPU). The file
  * is made from gpt-tokenizer's own ranks the first time a run with a cache directory loads that
@@ -47,8 +49,12 @@ function splitPattern(id: BpeEncodingId): RegExp {
   return new RegExp(pattern.source, pattern.flags);
 }
 
-export function bpeTablePath(cacheDir: string, id: BpeEncodingId): string {
-  return join(indexDirOf(cacheDir), `bpe-${id}.bin`);
+/** The version of gpt-tokenizer installed: part of the table's file name. */
+const GPT_TOKENIZER_VERSION = (require('gpt-tokenizer/package.json') as { version: string }).version;
+
+/** Where the table of encoding `id` is kept under a model cache base (resolveModelCacheBase). */
+export function bpeTablePath(modelBase: string, id: BpeEncodingId): string {
+  return join(modelBase, 'models', `bpe-${id}-v${BPE_TABLE_VERSION}-gpt-tokenizer-${GPT_TOKENIZER_VERSION}.bin`);
 }
 
 /** The table in `path`, or undefined when it is missing or fails a check (then load gpt-tokenizer). */

@@ -1,12 +1,14 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { countTokens as o200kWhole } from 'gpt-tokenizer/encoding/o200k_base';
 import { countTokens as cl100kWhole } from 'gpt-tokenizer/encoding/cl100k_base';
+import { ConfigSchema } from '../../src/config/schema.js';
+import { runContextBudget } from '../../src/pipeline.js';
 import { loadEncoding } from '../../src/tokenize/bpe-encoding.js';
 import { bpeTablePath, readBpeTable, writeBpeTable } from '../../src/tokenize/bpe-table.js';
-import { makeTempDir } from '../helpers/fixture-repo.js';
+import { makeFixtureRepo, makeTempDir } from '../helpers/fixture-repo.js';
 import { anyText, RUNS } from './arbitraries.js';
 
 /**
@@ -67,5 +69,31 @@ describe('BPE table', () => {
     writeFileSync(path, 'not a table');
     expect(readBpeTable(path, 'o200k')).toBeUndefined();
     expect(loadEncoding('o200k', path).countTokens(SOURCES[0]!)).toBe(WHOLE.o200k(SOURCES[0]!));
+  });
+
+  it('is kept once per machine beside the models: a run in a second repository reads the first one\'s table and writes none of its own', async () => {
+    const xdg = join(tmp.root, 'xdg');
+    const path = bpeTablePath(join(xdg, 'aiwg-context'), 'o200k');
+    const config = ConfigSchema.parse({ relevance_scoring: { scoring_method: 'keyword' }, tokenizer: 'o200k' });
+    const repos = ['a', 'b'].map((name) =>
+      makeFixtureRepo([{ files: { 'src/retry.ts': `export function retry${name}(attempts: number) {\n  return attempts + 1;\n}\n` }, date: '2026-01-02T00:00:00Z' }]),
+    );
+    try {
+      const [first, second] = repos;
+      await runContextBudget({ task: 'retry attempts', root: first!.root, config, env: { XDG_CACHE_HOME: xdg } });
+      for (let i = 0; i < 100 && !existsSync(path); i++) await new Promise((done) => setTimeout(done, 50));
+      expect(readBpeTable(path, 'o200k')).toBeDefined();
+      const written = statSync(path).mtimeMs;
+      const { rendered } = await runContextBudget({ task: 'retry attempts', root: second!.root, config, env: { XDG_CACHE_HOME: xdg } });
+      expect(rendered).toContain('retryb');
+      expect(statSync(path).mtimeMs).toBe(written);
+      // the repositories' own index directories hold no table
+      for (const repo of repos) {
+        const index = join(repo.root, '.aiwg', 'rag', 'index');
+        expect(existsSync(index) ? readdirSync(index).filter((name) => name.startsWith('bpe-')) : []).toEqual([]);
+      }
+    } finally {
+      for (const repo of repos) repo.cleanup();
+    }
   });
 });
