@@ -90,7 +90,7 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
   // embeddings started ahead and not yet waited for, and the chunk keys they cover
   const pending = new Set<Promise<unknown>>();
   const started = new Set<string>();
-  let queued: Array<Pick<CandidateFile, 'path' | 'content'>> = [];
+  let queued: Array<Pick<CandidateFile, 'path' | 'content' | 'hash'>> = [];
   let flushing: Promise<void> | undefined;
   const flush = async (chunkChars: number) => {
     const files = queued;
@@ -115,7 +115,7 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
   const ahead = (file: CandidateFile, ctx: RunContext): void => {
     // with a shared far cache, a missing vector is asked there before it is embedded: not ahead
     if (ctx.config.cache.redis_url !== undefined) return;
-    queued.push({ path: file.path, content: file.content });
+    queued.push({ path: file.path, content: file.content, hash: file.hash });
     if (flushing !== undefined) return;
     const chunkChars = ctx.config.relevance_scoring.embedding.chunk_chars;
     flushing = new Promise<void>((next) => setImmediate(next)).then(() => flush(chunkChars));

@@ -99,7 +99,7 @@ export async function semanticAlignment(
   let keyChanges: AnnQuery['changes'];
   const far = deps.far ? createFarTier(deps.far, embedder) : undefined;
   const memo = deps.memo;
-  const settings = `${CHUNKER_VERSION}|${chunkChars}`;
+  const settings = chunkSettings(chunkChars);
   try {
     // vectors embedded ahead are in the store once these settle; a failed one is embedded below
     if (deps.ahead) await Promise.all([...deps.ahead].map((p) => p.catch(() => undefined)));
@@ -195,21 +195,26 @@ export async function semanticAlignment(
 export function embedAhead(
   store: EmbeddingStore,
   embedder: Embedder,
-  files: ReadonlyArray<Pick<CandidateFile, 'path' | 'content'>>,
+  files: ReadonlyArray<Pick<CandidateFile, 'path' | 'content' | 'hash'>>,
   chunkChars: number,
   started: Set<string>,
 ): Promise<void> | undefined {
   const keys: string[] = [];
   const texts: string[] = [];
+  const settings = chunkSettings(chunkChars);
   for (const file of files) {
+    const hashes: string[] = [];
     for (const chunk of chunkFile(file.content, chunkChars)) {
       const text = `${file.path}\n${chunk.text}`;
       const hash = sha256(text);
+      hashes.push(hash);
       if (started.has(hash) || store.getVector(hash)) continue;
       started.add(hash);
       keys.push(hash);
       texts.push(text);
     }
+    // the file's chunk list too: the alignment that waits for these vectors then chunks it no more
+    store.putFileChunks(fileKeyOf(undefined, settings, file), hashes);
   }
   if (keys.length === 0) return undefined;
   return embedder.embed(texts).then(
@@ -331,7 +336,12 @@ class UsedKeys implements KeySet {
 }
 
 /** A file's chunk-list key: its path, blob and the chunk settings; remembered by a memo. */
-function fileKeyOf(memo: SemanticMemo | undefined, settings: string, file: CandidateFile): string {
+/** What a file's chunk list depends on besides its path and content: part of its file key. */
+function chunkSettings(chunkChars: number): string {
+  return `${CHUNKER_VERSION}|${chunkChars}`;
+}
+
+function fileKeyOf(memo: SemanticMemo | undefined, settings: string, file: Pick<CandidateFile, 'path' | 'hash'>): string {
   const id = `${settings}|${file.path}|${file.hash}`;
   const known = memo?.fileKeys.get(id);
   if (known !== undefined) return known;
