@@ -127,10 +127,17 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
     if (fullTokens === undefined) {
       fullTokens = ahead?.counted ?? tokenizer.count(file.content);
       // the detailed entry written below carries the count when it is keyed by content: one write, not two
-      const carried = detailed === undefined && subject === file.hash && ports.summaryCache !== undefined;
+      const carried = detailed === undefined && subject === file.hash && ports.summaryCache !== undefined && config.summarization.enabled;
       if (!carried) await store(ctx, ports.tokenCache, tokenizer.id, file.hash, String(fullTokens));
     }
     const full: LevelText = { content: file.content, tokens: fullTokens };
+    // Summarization off: a file is either whole or a stub (detailed and summary repeat the stub),
+    // so nothing is parsed, summarised or cached for the two levels nobody shows.
+    if (!config.summarization.enabled) {
+      cached.detailed = false;
+      const stub = buildStub({ path: file.path, fileType: await stubFileType(file, analyze), lastModifiedMs, lineCount: file.lineCount }, tokenizer, limits.stub.token_limit, limits.stub.include);
+      return { levels: [full, stub, stub, stub].map((l, i) => ({ level: LEVEL_ORDER[i]!, content: l.content, tokens: l.tokens })), cached };
+    }
 
     // a new detailed entry, written once the local summary it carries is known (one write, not two)
     let pending: LevelText | undefined;
@@ -188,10 +195,7 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
       }
     }
 
-    const levels = config.summarization.enabled
-      ? monotone([full, shown, summary, stub], [limits.full.token_limit, limits.detailed.token_limit, limits.summary.token_limit, limits.stub.token_limit])
-      : // Summarization off: a file is either whole or a stub (detailed and summary repeat the stub).
-        [full, stub, stub, stub];
+    const levels = monotone([full, shown, summary, stub], [limits.full.token_limit, limits.detailed.token_limit, limits.summary.token_limit, limits.stub.token_limit]);
     return { levels: levels.map((l, i) => ({ level: LEVEL_ORDER[i]!, content: l.content, tokens: l.tokens })), cached };
   };
   const prepare: BuildFileLevels['prepare'] = async (files, ctx) => {
@@ -204,7 +208,8 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
       if (found.fullTokens === undefined) uncounted.push(file);
       if (found.detailed === undefined) unparsed.push(file);
     }
-    ports.syntax.prefetch(unparsed);
+    // summarization off parses nothing (build shows a file whole or as a stub)
+    if (config.summarization.enabled) ports.syntax.prefetch(unparsed);
     if (uncounted.length > 1) {
       const counts = countAll(ctx.tokenizer, uncounted.map((file) => file.content));
       uncounted.forEach((file, i) => (prepared.get(file)!.counted = counts[i]));

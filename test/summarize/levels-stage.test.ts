@@ -167,11 +167,29 @@ describe('createLevelsStage', () => {
     expect(readdirSync(root)).toEqual([]);
   });
 
-  it('summarization disabled: a file is whole or a stub', async () => {
-    const { config, ctx } = setup({ summarization: { enabled: false } });
-    const { levels } = await createFileLevels(config, { syntax: createSyntaxEngine() })(file('a.ts', SOURCE), 0, ctx());
-    expect(levels[1]!.content).toBe(levels[3]!.content);
-    expect(levels[2]!.content).toBe(levels[3]!.content);
+  it('summarization disabled: a file is whole or a stub, and nothing is parsed or cached for the levels nobody shows', async () => {
+    const { root, config, ctx } = setup({ summarization: { enabled: false } });
+    const syntax = countingSyntax();
+    const summaries = memoryCache();
+    const tokens = memoryCache();
+    const files = [file('a.ts', SOURCE), file('README.md', '# Demo\n\nA demo.\n')];
+    const stage = createLevelsStage({ root, config }, { syntax, summaryCache: summaries, tokenCache: tokens });
+    const levels = await stage({ root, files, lastModifiedMs: new Map() }, ctx());
+    for (const source of files) {
+      const [full, detailed, summary, stub] = levels.get(source.path)!;
+      expect(full!.content).toBe(source.content);
+      expect(stub!.content).toContain(source.path);
+      expect(detailed).toEqual({ ...stub, level: 'detailed' });
+      expect(summary).toEqual({ ...stub, level: 'summary' });
+    }
+    expect(syntax.parses).toBe(0);
+    expect(summaries.entries.size).toBe(0);
+    // the whole files' counts are still kept for the next run
+    expect(tokens.entries.size).toBe(2);
+    // and the same levels as one file built alone
+    const alone = await createFileLevels(config, { syntax: createSyntaxEngine() })(file('a.ts', SOURCE), 0, ctx());
+    expect(alone.levels[1]!.content).toBe(alone.levels[3]!.content);
+    expect(alone.levels[2]!.content).toBe(alone.levels[3]!.content);
   });
 
   it('a level that would not be smaller repeats the level above', async () => {
