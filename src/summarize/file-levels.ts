@@ -131,12 +131,17 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
       if (!carried) await store(ctx, ports.tokenCache, tokenizer.id, file.hash, String(fullTokens));
     }
     const full: LevelText = { content: file.content, tokens: fullTokens };
+    // The stub depends on path and date, not content: cheap, never cached.
+    const stubLevel = async () => {
+      const fileType = analysis?.fileType ?? (await stubFileType(file, analyze));
+      return buildStub({ path: file.path, fileType, lastModifiedMs, lineCount: file.lineCount }, tokenizer, limits.stub.token_limit, limits.stub.include);
+    };
     // Summarization off: a file is either whole or a stub (detailed and summary repeat the stub),
     // so nothing is parsed, summarised or cached for the two levels nobody shows.
     if (!config.summarization.enabled) {
       cached.detailed = false;
-      const stub = buildStub({ path: file.path, fileType: await stubFileType(file, analyze), lastModifiedMs, lineCount: file.lineCount }, tokenizer, limits.stub.token_limit, limits.stub.include);
-      return { levels: [full, stub, stub, stub].map((l, i) => ({ level: LEVEL_ORDER[i]!, content: l.content, tokens: l.tokens })), cached };
+      const stub = await stubLevel();
+      return { levels: levelContents([full, stub, stub, stub]), cached };
     }
 
     // a new detailed entry, written once the local summary it carries is known (one write, not two)
@@ -179,9 +184,7 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
     }
     if (pending) await store(ctx, ports.summaryCache, 'detailed', detailedKey, JSON.stringify(pending));
 
-    // The stub depends on path and date, not content: cheap, never cached.
-    const fileType = analysis?.fileType ?? (await stubFileType(file, analyze));
-    const stub = buildStub({ path: file.path, fileType, lastModifiedMs, lineCount: file.lineCount }, tokenizer, limits.stub.token_limit, limits.stub.include);
+    const stub = await stubLevel();
 
     // After the summary: the LLM summarizes the task-independent outline, which its cache key assumes.
     let shown = detailed;
@@ -196,7 +199,7 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
     }
 
     const levels = monotone([full, shown, summary, stub], [limits.full.token_limit, limits.detailed.token_limit, limits.summary.token_limit, limits.stub.token_limit]);
-    return { levels: levels.map((l, i) => ({ level: LEVEL_ORDER[i]!, content: l.content, tokens: l.tokens })), cached };
+    return { levels: levelContents(levels), cached };
   };
   const prepare: BuildFileLevels['prepare'] = async (files, ctx) => {
     prepared.clear();
@@ -219,6 +222,11 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
 }
 
 const LEVEL_ORDER: readonly Level[] = ['full', 'detailed', 'summary', 'stub'];
+
+/** Full, detailed, summary and stub, in that order, as the stage hands them on. */
+function levelContents(levels: readonly LevelText[]): LevelContent[] {
+  return levels.map((l, i) => ({ level: LEVEL_ORDER[i]!, content: l.content, tokens: l.tokens }));
+}
 
 interface LevelText {
   content: string;

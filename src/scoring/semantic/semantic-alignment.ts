@@ -335,12 +335,12 @@ class UsedKeys implements KeySet {
   }
 }
 
-/** A file's chunk-list key: its path, blob and the chunk settings; remembered by a memo. */
 /** What a file's chunk list depends on besides its path and content: part of its file key. */
 function chunkSettings(chunkChars: number): string {
   return `${CHUNKER_VERSION}|${chunkChars}`;
 }
 
+/** A file's chunk-list key: its path, blob and the chunk settings; remembered by a memo. */
 function fileKeyOf(memo: SemanticMemo | undefined, settings: string, file: Pick<CandidateFile, 'path' | 'hash'>): string {
   const id = `${settings}|${file.path}|${file.hash}`;
   const known = memo?.fileKeys.get(id);
