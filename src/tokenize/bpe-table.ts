@@ -6,10 +6,10 @@ import type { BpeEncodingId } from './bpe-encoding.js';
 
 /**
  * A GPT encoding's merge ranks as one flat, open-addressed hash table over the tokens' bytes, in
- * a framed file beside the embedding models (`<model base>/models/bpe-<id>-v<n>-gpt-tokenizer-<version>.bin`,
- * cache-dir.ts's resolveModelCacheBase: once per machine, not once per repository, so a run on a
- * fresh clone does not build it again; the version of gpt-tokenizer is in the name, so two
- * installs on one machine never take each other's table): it loads in
+ * a framed file beside the embedding models (resolveModelCacheBase in cache-dir.ts:
+ * `<model base>/models/bpe-<id>-v<n>-gpt-tokenizer-<version>.bin`, once per machine, not once per
+ * repository, so a run on a fresh clone does not build it again; the version of gpt-tokenizer is
+ * in the name, so two installs on one machine never take each other's table): it loads in
  * one read with nothing to parse or build (~10 ms here), where gpt-tokenizer's table is 2.4 MB of
  * JavaScript compiled and turned into a 200k-entry Map on every load (~250 ms of CPU). The file
  * is made from gpt-tokenizer's own ranks the first time a run with a cache directory loads that

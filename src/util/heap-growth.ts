@@ -7,10 +7,11 @@ import { setFlagsFromString } from 'node:v8';
  * resident memory against a target of 1 GB. Once a run has read MANY_NEW_BLOBS new blobs, the heap
  * may grow only to twice what is live (V8's `--heap-growing-percent=100`). Since the BPE table
  * stopped loading gpt-tokenizer's own (session 14), babel's cold run peaks at 574-582 MB with the
- * setting and 580-591 MB without it, and a cold vite run (2,537 new blobs) pays ~3% of its time for
- * it (4.91 against 5.05 s, medians of 4; peak 346 against 355 MB): so only a run past 10,000 new blobs keeps
- * it, the safety net of the repositories much larger than babel. Warm runs and checkouts never get
- * there. V8 flags belong to the process: a long-lived one keeps the setting after its first big collect.
+ * setting and 580-591 MB without it, and a cold vite run (2,537 new blobs) pays ~3% of its time
+ * for it (4.91 against 5.05 s, medians of 4; peak 346 against 355 MB). So only a run past 10,000
+ * new blobs keeps it: the safety net of repositories much larger than babel. Warm runs and
+ * checkouts never get there. V8 flags belong to the process: a long-lived one keeps the setting
+ * after its first big collect.
  */
 export const MANY_NEW_BLOBS = 10_000;
 
