@@ -14,7 +14,7 @@ import type {
 import { planBudget } from './allocate/budget-plan.js';
 import { createTokenizer, loadingTokenizer, type Tokenizer, type TokenizerOptions } from './tokenize/tokenizer.js';
 import { openPieceCounts, pieceCountsPath, type PieceCounts } from './tokenize/piece-counts.js';
-import { bpeTablePath } from './tokenize/bpe-table.js';
+import { bpeTablePath, repositoryBpeTablePath } from './tokenize/bpe-table.js';
 import type { BpeEncodingId } from './tokenize/bpe-encoding.js';
 import { resolveCacheDir, resolveModelCacheBase } from './cache/cache-dir.js';
 import { createCollectStage } from './collect/collect-files.js';
@@ -258,10 +258,13 @@ export function runPieceCountsPath(root: string, config: Config): string | undef
   return id === undefined ? undefined : pieceCountsPath(resolveCacheDir(root, config), id);
 }
 
-/** The file of the encoding's table (bpe-table.ts), once per machine beside the models; undefined for chars4 or with caching off. */
-function keptBpeTable(root: string, config: Config, env: PipelineOptions['env']): string | undefined {
+/**
+ * Where the encoding's table is kept (bpe-table.ts): once per machine beside the models, or, when
+ * that cannot be written, in the repository's cache; undefined for chars4 or with caching off.
+ */
+function keptBpeTable(root: string, config: Config, env: PipelineOptions['env']): string[] | undefined {
   const id = keptEncoding(config);
-  return id === undefined ? undefined : bpeTablePath(resolveModelCacheBase(root, config, env), id);
+  return id === undefined ? undefined : [bpeTablePath(resolveModelCacheBase(root, config, env), id), repositoryBpeTablePath(resolveCacheDir(root, config), id)];
 }
 
 /** The BPE encoding whose piece counts and table a run keeps between runs: none for chars4 or with caching off. */

@@ -1,6 +1,6 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { compiledWorkerFile } from '../util/worker-file.js';
-import { loadEncoding, type BpeEncoding, type BpeEncodingId } from './bpe-encoding.js';
+import { loadEncoding, type BpeEncoding, type BpeEncodingId, type TableFiles } from './bpe-encoding.js';
 
 /**
  * Counts BPE tokens of pieces of text, a batch at a time, synchronously (budgets are counted in
@@ -42,7 +42,7 @@ export function bpeCounter(id: BpeEncodingId): BpeCounter {
  * loads nothing): from `tableFile` when it holds the table (bpe-table.ts, ~10 ms), else from
  * gpt-tokenizer. Also the fallback of bpeCounter.
  */
-export function inThreadCounter(id: BpeEncodingId, tableFile?: string): BpeCounter {
+export function inThreadCounter(id: BpeEncodingId, tableFile?: TableFiles): BpeCounter {
   let encoding: BpeEncoding | undefined;
   return {
     countPieces(pieces) {

@@ -14,18 +14,30 @@ const NO_SPECIAL = { disallowedSpecial: new Set<string>(), allowedSpecial: new S
 
 const require = createRequire(import.meta.url);
 
+/** Where an encoding's table may be kept: one file, or several in order of preference. */
+export type TableFiles = string | readonly string[];
+
 /**
  * Load an encoding synchronously, so a counter can switch to it in the middle of synchronous
- * counting: from `tableFile` (bpe-table.ts: one read, ~10 ms) when it holds the table, else
- * gpt-tokenizer's CommonJS build (its table is ~2.4 MB of source: ~120-250 ms here), writing the
- * table file for the next load right after (once the caller's current work is done).
+ * counting: from the first of `tableFiles` that holds the table (bpe-table.ts: one read, ~10 ms),
+ * else gpt-tokenizer's CommonJS build (its table is ~2.4 MB of source: ~120-250 ms here), writing
+ * the table for the next load right after (once the caller's current work is done) to the first
+ * of them that can be written.
  */
-export function loadEncoding(id: BpeEncodingId, tableFile?: string): BpeEncoding {
-  const table = tableFile === undefined ? undefined : readBpeTable(tableFile, id);
-  if (table) return { countTokens: (text) => table.countTokens(text) };
+export function loadEncoding(id: BpeEncodingId, tableFiles?: TableFiles): BpeEncoding {
+  const files = tableFiles === undefined ? [] : typeof tableFiles === 'string' ? [tableFiles] : tableFiles;
+  for (const file of files) {
+    const table = readBpeTable(file, id);
+    if (table) return { countTokens: (text) => table.countTokens(text) };
+  }
   const encoding = (id === 'o200k' ? require('gpt-tokenizer/encoding/o200k_base') : require('gpt-tokenizer/encoding/cl100k_base')) as GptEncoding;
-  if (tableFile !== undefined) setImmediate(() => void writeBpeTable(tableFile, id));
+  if (files.length > 0) setImmediate(() => void writeFirst(files, id));
   return { countTokens: (text) => encoding.countTokens(text, NO_SPECIAL) };
+}
+
+/** Write the table to the first of `files` where that works (a read-only model cache: the next one). */
+async function writeFirst(files: readonly string[], id: BpeEncodingId): Promise<void> {
+  for (const file of files) if (await writeBpeTable(file, id)) return;
 }
 
 interface GptEncoding {

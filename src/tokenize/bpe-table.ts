@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { indexDirOf } from '../cache/cache-dir.js';
 import { ensureDir, writeFileAtomic } from '../util/atomic-write.js';
 import { encodeFramed, readFramedSync } from '../util/framed-file.js';
 import type { BpeEncodingId } from './bpe-encoding.js';
@@ -9,7 +10,8 @@ import type { BpeEncodingId } from './bpe-encoding.js';
  * a framed file beside the embedding models (resolveModelCacheBase in cache-dir.ts:
  * `<model base>/models/bpe-<id>-v<n>-gpt-tokenizer-<version>.bin`, once per machine, not once per
  * repository, so a run on a fresh clone does not build it again; the version of gpt-tokenizer is
- * in the name, so two installs on one machine never take each other's table): it loads in
+ * in the name, so two installs on one machine never take each other's table; where the model
+ * cache cannot be written, under the repository cache's index directory instead): it loads in
  * one read with nothing to parse or build (~10 ms here), where gpt-tokenizer's table is 2.4 MB of
  * JavaScript compiled and turned into a 200k-entry Map on every load (~250 ms of CPU). The file
  * is made from gpt-tokenizer's own ranks the first time a run with a cache directory loads that
@@ -54,7 +56,19 @@ const GPT_TOKENIZER_VERSION = (require('gpt-tokenizer/package.json') as { versio
 
 /** Where the table of encoding `id` is kept under a model cache base (resolveModelCacheBase). */
 export function bpeTablePath(modelBase: string, id: BpeEncodingId): string {
-  return join(modelBase, 'models', `bpe-${id}-v${BPE_TABLE_VERSION}-gpt-tokenizer-${GPT_TOKENIZER_VERSION}.bin`);
+  return join(modelBase, 'models', bpeTableName(id));
+}
+
+/**
+ * Where a repository's cache keeps the table when the model cache cannot be written (a read-only
+ * home): its index directory, whose files `aiwg cache clear` removes (the table's magic is known there).
+ */
+export function repositoryBpeTablePath(cacheDir: string, id: BpeEncodingId): string {
+  return join(indexDirOf(cacheDir), bpeTableName(id));
+}
+
+function bpeTableName(id: BpeEncodingId): string {
+  return `bpe-${id}-v${BPE_TABLE_VERSION}-gpt-tokenizer-${GPT_TOKENIZER_VERSION}.bin`;
 }
 
 /** The table in `path`, or undefined when it is missing or fails a check (then load gpt-tokenizer). */
@@ -76,15 +90,17 @@ export function readBpeTable(path: string, id: BpeEncodingId): BpeTable | undefi
 }
 
 /**
- * Write the table of encoding `id` made from gpt-tokenizer's ranks (temp file and rename); a
- * failure leaves no file and is not an error (the table is a cache).
+ * Write the table of encoding `id` made from gpt-tokenizer's ranks (temp file and rename); false
+ * when it could not be written, which leaves no file and is not an error (the table is a cache).
  */
-export async function writeBpeTable(path: string, id: BpeEncodingId): Promise<void> {
+export async function writeBpeTable(path: string, id: BpeEncodingId): Promise<boolean> {
   try {
     ensureDir(dirname(path));
     await writeFileAtomic(path, encodeFramed(MAGIC, BPE_TABLE_VERSION, buildPayload(id)));
+    return true;
   } catch {
     // the next run loads gpt-tokenizer again and tries again
+    return false;
   }
 }
 

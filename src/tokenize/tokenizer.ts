@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
 import { bpeCounter, inThreadCounter, type BpeCounter } from './bpe-counter.js';
+import type { TableFiles } from './bpe-encoding.js';
 import type { PieceCounts } from './piece-counts.js';
 import { eachPiece } from './safe-split.js';
 
@@ -27,8 +28,12 @@ export function countAll(tokenizer: Tokenizer, texts: readonly string[]): number
 export interface TokenizerOptions {
   /** Piece counts remembered across runs (piece-counts.ts): consulted before counting, given what is counted. */
   pieceCounts?: PieceCounts;
-  /** Where the encoding's table is kept between runs (bpe-table.ts); without one it loads from gpt-tokenizer each time. */
-  tableFile?: string;
+  /**
+   * Where the encoding's table is kept between runs (bpe-table.ts): one file, or several in order
+   * of preference (read from the first that holds it, written to the first that can be written);
+   * without one it loads from gpt-tokenizer each time.
+   */
+  tableFile?: TableFiles;
 }
 
 /**

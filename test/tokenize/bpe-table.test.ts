@@ -7,7 +7,7 @@ import { countTokens as cl100kWhole } from 'gpt-tokenizer/encoding/cl100k_base';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { runContextBudget } from '../../src/pipeline.js';
 import { loadEncoding } from '../../src/tokenize/bpe-encoding.js';
-import { bpeTablePath, readBpeTable, writeBpeTable } from '../../src/tokenize/bpe-table.js';
+import { bpeTablePath, readBpeTable, repositoryBpeTablePath, writeBpeTable } from '../../src/tokenize/bpe-table.js';
 import { makeFixtureRepo, makeTempDir } from '../helpers/fixture-repo.js';
 import { anyText, RUNS } from './arbitraries.js';
 
@@ -94,6 +94,27 @@ describe('BPE table', () => {
       }
     } finally {
       for (const repo of repos) repo.cleanup();
+    }
+  });
+
+  it('where the model cache cannot be written (a read-only home), the repository\'s cache keeps the table and the next run reads it there', async () => {
+    // a file where the model cache's directory would be: nothing can be made under it
+    const blocked = join(tmp.root, 'not-a-directory');
+    writeFileSync(blocked, 'in the way\n');
+    const config = ConfigSchema.parse({ relevance_scoring: { scoring_method: 'keyword' }, tokenizer: 'o200k' });
+    const repo = makeFixtureRepo([{ files: { 'src/retry.ts': 'export function retry(attempts: number) {\n  return attempts + 1;\n}\n' }, date: '2026-01-02T00:00:00Z' }]);
+    try {
+      const kept = repositoryBpeTablePath(join(repo.root, '.aiwg', 'rag'), 'o200k');
+      await runContextBudget({ task: 'retry attempts', root: repo.root, config, env: { XDG_CACHE_HOME: blocked } });
+      for (let i = 0; i < 100 && !existsSync(kept); i++) await new Promise((done) => setTimeout(done, 50));
+      expect(readBpeTable(kept, 'o200k')).toBeDefined();
+      const written = statSync(kept).mtimeMs;
+      const { rendered } = await runContextBudget({ task: 'retry attempts', root: repo.root, config, env: { XDG_CACHE_HOME: blocked } });
+      expect(rendered).toContain('retry');
+      expect(statSync(kept).mtimeMs).toBe(written);
+      expect(await writeBpeTable(bpeTablePath(join(blocked, 'aiwg-context'), 'o200k'), 'o200k')).toBe(false);
+    } finally {
+      repo.cleanup();
     }
   });
 });
