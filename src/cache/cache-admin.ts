@@ -191,7 +191,8 @@ async function removeEmptiedDirs(paths: string[], cacheDir: string): Promise<voi
 
 /**
  * The first bytes of each file the persistent index's writers frame (util/framed-file.ts); the
- * BPE table's, for the copy earlier versions kept here (it now lives beside the models).
+ * BPE table's for a table kept here (where the model cache cannot be written, and by earlier
+ * versions: it lives beside the models).
  */
 const INDEX_MAGICS: readonly Buffer[] = [FACT_STORE_MAGIC, OUTLINE_BLOCKS_MAGIC, IMPORT_GRAPH_MAGIC, PIECE_COUNTS_MAGIC, BPE_TABLE_MAGIC];
 const INDEX_MAGIC_BYTES = Math.max(...INDEX_MAGICS.map((m) => m.length));
