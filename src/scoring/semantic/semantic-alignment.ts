@@ -114,7 +114,7 @@ export async function semanticAlignment(
         fresh.push(hash);
         if (!store.getVector(hash)) missing.set(hash, text);
       }
-      if (hashes?.join('\n') !== fresh.join('\n')) store.putFileChunks(fileKey, fresh);
+      keepFileChunks(store, fileKey, fresh, hashes);
       return fresh;
     };
     const last = memo?.last;
@@ -214,7 +214,8 @@ export function embedAhead(
       texts.push(text);
     }
     // the file's chunk list too: the alignment that waits for these vectors then chunks it no more
-    store.putFileChunks(fileKeyOf(undefined, settings, file), hashes);
+    const fileKey = fileKeyOf(undefined, settings, file);
+    keepFileChunks(store, fileKey, hashes, store.getFileChunks(fileKey));
   }
   if (keys.length === 0) return undefined;
   return embedder.embed(texts).then(
@@ -333,6 +334,11 @@ class UsedKeys implements KeySet {
   add(taskKey: string): void {
     this.tasks.add(taskKey);
   }
+}
+
+/** Store a file's chunk list unless the store holds that list already (each put appends a record to the pack). */
+function keepFileChunks(store: EmbeddingStore, fileKey: string, hashes: string[], held: readonly string[] | undefined): void {
+  if (held?.join('\n') !== hashes.join('\n')) store.putFileChunks(fileKey, hashes);
 }
 
 /** What a file's chunk list depends on besides its path and content: part of its file key. */
