@@ -19,7 +19,8 @@ export type TableFiles = string | readonly string[];
 
 /**
  * Load an encoding synchronously, so a counter can switch to it in the middle of synchronous
- * counting: from the first of `tableFiles` that holds the table (bpe-table.ts: one read, ~10 ms),
+ * counting: from the first of `tableFiles` that holds the table (bpe-table.ts: its frame now, the
+ * pages a count needs as it needs them),
  * else gpt-tokenizer's CommonJS build (its table is ~2.4 MB of source: ~120-250 ms here), writing
  * the table for the next load right after (once the caller's current work is done) to the first
  * of them that can be written.

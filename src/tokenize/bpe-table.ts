@@ -1,23 +1,31 @@
+import { closeSync, fstatSync, openSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { endianness } from 'node:os';
 import { dirname, join } from 'node:path';
 import { indexDirOf } from '../cache/cache-dir.js';
 import { ensureDir, writeFileAtomic } from '../util/atomic-write.js';
-import { encodeFramed, readFramedSync } from '../util/framed-file.js';
+import { encodeFramed, readLeadingFrameSync } from '../util/framed-file.js';
+import { PagedBody, pageCrcs } from '../util/paged-body.js';
 import type { BpeEncodingId } from './bpe-encoding.js';
 
 /**
  * A GPT encoding's merge ranks as one flat, open-addressed hash table over the tokens' bytes, in
- * a framed file beside the embedding models (resolveModelCacheBase in cache-dir.ts:
+ * a file beside the embedding models (resolveModelCacheBase in cache-dir.ts:
  * `<model base>/models/bpe-<id>-v<n>-gpt-tokenizer-<version>.bin`, once per machine, not once per
  * repository, so a run on a fresh clone does not build it again; the version of gpt-tokenizer is
  * in the name, so two installs on one machine never take each other's table; where the model
- * cache cannot be written, under the repository cache's index directory instead): it loads in
- * one read with nothing to parse or build (~10 ms here), where gpt-tokenizer's table is 2.4 MB of
- * JavaScript compiled and turned into a 200k-entry Map on every load (~250 ms of CPU). The file
- * is made from gpt-tokenizer's own ranks the first time a run with a cache directory loads that
- * encoding, and the counts are gpt-tokenizer's exactly: the same split pattern (imported from it),
- * the same merge (lowest rank first, leftmost among equals), and a test compares the two on real
- * and arbitrary text. A file that fails any check of its frame is a miss: gpt-tokenizer is loaded.
+ * cache cannot be written, under the repository cache's index directory instead). The file is a
+ * small leading frame (util/framed-file.ts: the section sizes and a crc32 per page) and the
+ * table raw after it, read a page at a time on first use (util/paged-body.ts): a warm run, which
+ * counts one new line or two (its header's session id), reads a few dozen 4 KB pages of the 4.5 MB
+ * o200k table; gpt-tokenizer's own table is 2.4 MB of JavaScript compiled and turned into a
+ * 200k-entry Map on every load (~250 ms of CPU). The file is made from gpt-tokenizer's own ranks
+ * the first time a run with a cache directory loads that encoding, and the counts are
+ * gpt-tokenizer's exactly: the same split pattern (imported from it), the same merge (lowest rank
+ * first, leftmost among equals), and a test compares the two on real and arbitrary text. A file
+ * whose frame fails a check is a miss (gpt-tokenizer is loaded); a page that fails its check is
+ * found when it is read: the table is then filled from gpt-tokenizer's ranks, so the counts stay
+ * exact, and the file goes, to be written again by the next load.
  */
 export interface BpeTable {
   countTokens(text: string): number;
@@ -26,7 +34,16 @@ export interface BpeTable {
 /** The first bytes of a kept BPE table. */
 export const BPE_TABLE_MAGIC = Buffer.from('AIWGBPE1');
 const MAGIC = BPE_TABLE_MAGIC;
-const BPE_TABLE_VERSION = 1;
+/** 2: the sections raw after a leading frame, read page by page (1: one structured-clone frame). */
+const BPE_TABLE_VERSION = 2;
+/** Bytes per checked page of the raw sections. */
+const PAGE_BYTES = 4096;
+/**
+ * Pages read one by one before the rest of the table is read at once: a run that counts much
+ * (cold, or a checkout with hundreds of new files) soon reads it all, and then counts without a
+ * check per lookup.
+ */
+const READ_ALL_SHARE = 1 / 8;
 
 interface TablePayload {
   id: BpeEncodingId;
@@ -71,22 +88,86 @@ function bpeTableName(id: BpeEncodingId): string {
   return `bpe-${id}-v${BPE_TABLE_VERSION}-gpt-tokenizer-${GPT_TOKENIZER_VERSION}.bin`;
 }
 
-/** The table in `path`, or undefined when it is missing or fails a check (then load gpt-tokenizer). */
+/**
+ * The leading frame of a table file: the sections' sizes (the raw body is slots, offsets, binary
+ * and bytes, in that order, each as the typed array's own bytes in the byte order `endian` names),
+ * and a crc32 per PAGE_BYTES of the body.
+ */
+interface TableHead {
+  id: BpeEncodingId;
+  endian: 'LE' | 'BE';
+  ranks: number;
+  slots: number;
+  bytes: number;
+  pageCrcs: Uint32Array;
+}
+
+/** Where each section of the raw body starts, for a table of `ranks` ranks and `slots` slots. */
+function sectionsOf(ranks: number, slots: number, bytes: number) {
+  const offsets = slots * 4;
+  const binary = offsets + (ranks + 1) * 4;
+  const text = binary + ranks;
+  return { slots: 0, offsets, binary, bytes: text, end: text + bytes };
+}
+
+/** The raw body of a payload: what is written after the frame, and what fills a damaged table. */
+function bodyOf(payload: TablePayload): Uint8Array {
+  const at = sectionsOf(payload.binary.length, payload.slots.length, payload.bytes.length);
+  const body = new Uint8Array(at.end);
+  body.set(new Uint8Array(payload.slots.buffer, payload.slots.byteOffset, payload.slots.byteLength), at.slots);
+  body.set(new Uint8Array(payload.offsets.buffer, payload.offsets.byteOffset, payload.offsets.byteLength), at.offsets);
+  body.set(payload.binary, at.binary);
+  body.set(payload.bytes, at.bytes);
+  return body;
+}
+
+/**
+ * The table in `path`, or undefined when it is missing or its frame fails a check (then load
+ * gpt-tokenizer). Only the frame is read here; the table's pages are read as counting needs them.
+ */
 export function readBpeTable(path: string, id: BpeEncodingId): BpeTable | undefined {
-  const payload = readFramedSync(path, MAGIC, BPE_TABLE_VERSION, 'aiwg BPE table') as Partial<TablePayload> | undefined;
-  if (payload === undefined) return undefined;
-  const valid =
-    payload.id === id &&
-    payload.bytes instanceof Uint8Array &&
-    payload.offsets instanceof Uint32Array &&
-    payload.slots instanceof Uint32Array &&
-    payload.binary instanceof Uint8Array &&
-    payload.binary.length === payload.offsets.length - 1 &&
-    payload.offsets.length > 1 &&
-    payload.offsets[payload.offsets.length - 1] === payload.bytes.length &&
-    payload.slots.length > 0 &&
-    (payload.slots.length & (payload.slots.length - 1)) === 0;
-  return valid ? tableCounter(payload as TablePayload) : undefined;
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const frame = readLeadingFrameSync(fd, MAGIC, BPE_TABLE_VERSION, 'aiwg BPE table');
+    if ('problem' in frame) return undefined;
+    const head = frame.value as Partial<TableHead>;
+    const { ranks, slots, bytes } = head;
+    const valid =
+      head.id === id &&
+      head.endian === endianness() &&
+      Number.isInteger(ranks) && ranks! > 0 &&
+      Number.isInteger(slots) && slots! > 0 && (slots! & (slots! - 1)) === 0 &&
+      Number.isInteger(bytes) && bytes! >= 0 &&
+      head.pageCrcs instanceof Uint32Array;
+    if (!valid) return undefined;
+    const at = sectionsOf(ranks!, slots!, bytes!);
+    if (fstatSync(fd).size !== frame.end + at.end || head.pageCrcs!.length !== Math.ceil(at.end / PAGE_BYTES)) return undefined;
+    // a damaged page: the body from gpt-tokenizer's ranks (the same layout), and the file goes
+    const refill = (body: Uint8Array) => {
+      const built = bodyOf(buildPayload(id));
+      if (built.length !== body.length) throw new Error(`the BPE table ${path} is damaged and gpt-tokenizer's ranks do not match its layout: delete it`);
+      body.set(built);
+      rmSync(path, { force: true });
+    };
+    const body = new PagedBody(fd, frame.end, at.end, PAGE_BYTES, head.pageCrcs!, refill, READ_ALL_SHARE);
+    fd = undefined; // the body's now
+    const buffer = body.bytes.buffer;
+    return tableCounter(
+      {
+        id,
+        slots: new Uint32Array(buffer, at.slots, slots!),
+        offsets: new Uint32Array(buffer, at.offsets, ranks! + 1),
+        binary: new Uint8Array(buffer, at.binary, ranks!),
+        bytes: new Uint8Array(buffer, at.bytes, bytes!),
+      },
+      { body, at },
+    );
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /**
@@ -96,7 +177,10 @@ export function readBpeTable(path: string, id: BpeEncodingId): BpeTable | undefi
 export async function writeBpeTable(path: string, id: BpeEncodingId): Promise<boolean> {
   try {
     ensureDir(dirname(path));
-    await writeFileAtomic(path, encodeFramed(MAGIC, BPE_TABLE_VERSION, buildPayload(id)));
+    const payload = buildPayload(id);
+    const body = bodyOf(payload);
+    const head: TableHead = { id, endian: endianness(), ranks: payload.binary.length, slots: payload.slots.length, bytes: payload.bytes.length, pageCrcs: pageCrcs(body, PAGE_BYTES) };
+    await writeFileAtomic(path, Buffer.concat([encodeFramed(MAGIC, BPE_TABLE_VERSION, head), body]));
     return true;
   } catch {
     // the next run loads gpt-tokenizer again and tries again
@@ -178,8 +262,18 @@ function hashBytes(bytes: Uint8Array, start: number, end: number): number {
   return h >>> 0;
 }
 
-function tableCounter({ id, bytes, offsets, slots, binary }: TablePayload): BpeTable {
+/** A table read page by page: the body its arrays view, and where each section starts in it. */
+interface Paged {
+  body: PagedBody;
+  at: ReturnType<typeof sectionsOf>;
+}
+
+function tableCounter({ id, bytes, offsets, slots, binary }: TablePayload, paged?: Paged): BpeTable {
   const mask = slots.length - 1;
+  // while the table is read page by page, each read of the arrays below first makes its bytes
+  // readable; once it is all in (`complete`), nothing is asked
+  const at = paged?.at;
+  let body = paged?.body;
   const split = splitPattern(id);
   const encoder = new TextEncoder();
   let buffer = new Uint8Array(1024);
@@ -187,14 +281,19 @@ function tableCounter({ id, bytes, offsets, slots, binary }: TablePayload): BpeT
   const find = (start: number, end: number, kind: number): number => {
     const length = end - start;
     for (let slot = hashBytes(buffer, start, end) & mask; ; slot = (slot + 1) & mask) {
+      body?.need(at!.slots + slot * 4, at!.slots + slot * 4 + 4);
       const entry = slots[slot]!;
       if (entry === 0) return -1;
       const rank = entry - 1;
-      const at = offsets[rank]!;
-      if (offsets[rank + 1]! - at !== length) continue;
+      body?.need(at!.offsets + rank * 4, at!.offsets + rank * 4 + 8);
+      const from = offsets[rank]!;
+      if (offsets[rank + 1]! - from !== length) continue;
+      body?.need(at!.bytes + from, at!.bytes + from + length);
       let i = 0;
-      while (i < length && bytes[at + i] === buffer[start + i]) i++;
-      if (i === length) return binary[rank] === kind ? rank : -1;
+      while (i < length && bytes[from + i] === buffer[start + i]) i++;
+      if (i !== length) continue;
+      body?.need(at!.binary + rank, at!.binary + rank + 1);
+      return binary[rank] === kind ? rank : -1;
     }
   };
   /**
@@ -244,6 +343,7 @@ function tableCounter({ id, bytes, offsets, slots, binary }: TablePayload): BpeT
   };
   return {
     countTokens(text) {
+      if (body?.complete) body = undefined;
       let tokens = 0;
       split.lastIndex = 0;
       for (let match = split.exec(text); match !== null; match = split.exec(text)) {

@@ -63,12 +63,34 @@ describe('BPE table', () => {
     const bytes = readFileSync(path);
     writeFileSync(path, bytes.subarray(0, bytes.length - 100));
     expect(readBpeTable(path, 'o200k')).toBeUndefined();
-    bytes[bytes.length - 1] ^= 0xff;
+    // the leading frame (section sizes, page checks) is checked when the table opens
+    const frameByte = 30;
+    bytes[frameByte] ^= 0xff;
     writeFileSync(path, bytes);
     expect(readBpeTable(path, 'o200k')).toBeUndefined();
+    bytes[frameByte] ^= 0xff;
     writeFileSync(path, 'not a table');
     expect(readBpeTable(path, 'o200k')).toBeUndefined();
     expect(loadEncoding('o200k', path).countTokens(SOURCES[0]!)).toBe(WHOLE.o200k(SOURCES[0]!));
+  });
+
+  it('reads the pages a count needs; a damaged page is found when read: the counts stay exact and the file goes, to be written again', async () => {
+    const path = bpeTablePath(join(tmp.root, 'paged'), 'o200k');
+    await writeBpeTable(path, 'o200k');
+    const intact = readFileSync(path);
+    // every byte of the raw table after its frame damaged: the first page a count reads fails
+    const damaged = Buffer.from(intact);
+    for (let i = damaged.length - 1; i >= damaged.length - 4_000_000; i--) damaged[i] ^= 0x5a;
+    writeFileSync(path, damaged);
+    const table = readBpeTable(path, 'o200k')!;
+    expect(table).toBeDefined();
+    expect(existsSync(path)).toBe(true);
+    for (const text of [...SOURCES, ...EDGES]) expect(table.countTokens(text)).toBe(WHOLE.o200k(text));
+    expect(existsSync(path)).toBe(false);
+    // the next load writes it again, whole
+    loadEncoding('o200k', path);
+    for (let i = 0; i < 100 && !existsSync(path); i++) await new Promise((done) => setTimeout(done, 50));
+    expect(readFileSync(path).equals(intact)).toBe(true);
   });
 
   it('is kept once per machine beside the models: a run in a second repository reads the first one\'s table and writes none of its own', async () => {

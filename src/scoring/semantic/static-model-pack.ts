@@ -1,9 +1,9 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { encodeFramed, readLeadingFrameSync } from '../../util/framed-file.js';
+import { PagedBody, pageCrcs } from '../../util/paged-body.js';
 import { isPackedVocab, type PackedVocab } from './vocab-table.js';
 
 /**
@@ -46,63 +46,24 @@ interface Head extends StaticModelPack {
 }
 
 /**
- * The rows of a pack's table, read a page at a time on first use. `table` is the whole table's
- * size from the start (untouched memory costs nothing); `need(id)` makes the row of a token id
- * readable there. A page that is short or fails its crc calls `damaged`, which must fill `table`
- * whole (from the model files) or throw.
+ * The rows of a pack's table, read a page at a time on first use (util/paged-body.ts). `table` is
+ * the whole table's size from the start; `need(id)` makes the row of a token id readable there. A
+ * page that is short or fails its crc calls `damaged`, which must fill `table` whole (from the
+ * model files) or throw.
  */
 export class PagedTable {
   readonly table: Float32Array;
-  private readonly loaded: Uint8Array;
-  private pending: number;
-  private fd: number | null;
-  /** Why the table could not be filled after a bad page: every later need() fails with it. */
-  private failure: unknown;
+  private readonly body: PagedBody;
 
-  constructor(
-    fd: number,
-    private readonly offset: number,
-    private readonly dimensions: number,
-    private readonly crcs: Uint32Array,
-    rows: number,
-    private readonly damaged: (table: Float32Array) => void,
-  ) {
-    this.fd = fd;
-    this.table = new Float32Array(rows * dimensions);
-    this.loaded = new Uint8Array(crcs.length);
-    this.pending = crcs.length;
+  constructor(fd: number, offset: number, private readonly dimensions: number, crcs: Uint32Array, rows: number, damaged: (table: Float32Array) => void) {
+    const rowBytes = dimensions * Float32Array.BYTES_PER_ELEMENT;
+    this.body = new PagedBody(fd, offset, rows * rowBytes, PACK_PAGE_ROWS * rowBytes, crcs, () => damaged(this.table));
+    this.table = new Float32Array(this.body.bytes.buffer, 0, rows * dimensions);
   }
 
   need(id: number): void {
-    if (this.failure !== undefined) throw this.failure;
-    const page = Math.floor(id / PACK_PAGE_ROWS);
-    if (this.loaded[page] === 1 || this.fd === null) return;
-    const start = page * PACK_PAGE_ROWS * this.dimensions;
-    const end = Math.min(start + PACK_PAGE_ROWS * this.dimensions, this.table.length);
-    const bytes = new Uint8Array(this.table.buffer, start * 4, (end - start) * 4);
-    let read = 0;
-    try {
-      read = readSync(this.fd, bytes, 0, bytes.length, this.offset + start * 4);
-    } catch {
-      read = -1;
-    }
-    if (read !== bytes.length || crc32(bytes) !== this.crcs[page]) {
-      this.close();
-      try {
-        this.damaged(this.table);
-      } catch (error) {
-        this.failure = error;
-        throw error;
-      }
-      return;
-    }
-    this.loaded[page] = 1;
-    if (--this.pending === 0) this.close();
-  }
-
-  private close(): void {
-    if (this.fd !== null) closeSync(this.fd);
-    this.fd = null;
+    const rowBytes = this.dimensions * Float32Array.BYTES_PER_ELEMENT;
+    this.body.need(id * rowBytes, (id + 1) * rowBytes);
   }
 }
 
@@ -123,8 +84,8 @@ export async function readStaticModelPack(dir: string, damaged: (table: Float32A
       value.pageCrcs instanceof Uint32Array && value.pageCrcs.length === Math.ceil(value.rows! / PACK_PAGE_ROWS) &&
       fstatSync(fd).size === frame.end + value.rows! * value.dimensions! * 4;
     if (!valid) return undefined;
-    const { stamps: _stamps, pageCrcs, ...pack } = value as Head;
-    const table = new PagedTable(fd, frame.end, pack.dimensions, pageCrcs, pack.rows, damaged);
+    const { stamps: _stamps, pageCrcs: crcs, ...pack } = value as Head;
+    const table = new PagedTable(fd, frame.end, pack.dimensions, crcs, pack.rows, damaged);
     fd = undefined; // the table's now
     return { ...pack, table };
   } catch {
@@ -141,9 +102,7 @@ export async function readStaticModelPack(dir: string, damaged: (table: Float32A
 export async function writeStaticModelPack(dir: string, pack: StaticModelPack & { table: Float32Array }, stamps: string): Promise<void> {
   const { table, ...rest } = pack;
   const bytes = Buffer.from(table.buffer, table.byteOffset, table.byteLength);
-  const pageBytes = PACK_PAGE_ROWS * pack.dimensions * 4;
-  const pageCrcs = Uint32Array.from({ length: Math.ceil(pack.rows / PACK_PAGE_ROWS) }, (_, page) => crc32(bytes.subarray(page * pageBytes, (page + 1) * pageBytes)));
-  const head: Head = { ...rest, stamps, pageCrcs };
+  const head: Head = { ...rest, stamps, pageCrcs: pageCrcs(bytes, PACK_PAGE_ROWS * pack.dimensions * 4) };
   await writeFileAtomic(join(dir, STATIC_PACK_FILE), Buffer.concat([encodeFramed(MAGIC, PACK_VERSION, head), bytes]));
 }
 

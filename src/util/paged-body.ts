@@ -1,0 +1,131 @@
+import { closeSync, readSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
+
+/**
+ * The raw body that follows a file's leading frame (framed-file.ts readLeadingFrameSync), read a
+ * page at a time on first use: the frame lists a crc32 per page (pageCrcs), and `need(start, end)`
+ * makes bytes[start .. end) of the body readable in `bytes`, reading and checking each page of it
+ * not read yet. `bytes` has the body's whole size from the start (memory never touched costs
+ * nothing), so a run that needs a few rows of a large table reads a few pages, not the file.
+ *
+ * With `readAllShare`, once that share of the pages has been read one by one the rest are read in
+ * one go: a run that needs much of the body (a cold run counting a whole repository) pays one
+ * read, not a thousand, and `complete` tells a hot loop it can stop asking.
+ *
+ * A page that is short, unreadable or fails its check calls `damaged`, which must fill `bytes`
+ * whole from the source the file was made from (or throw: every later need throws the same); the
+ * file is closed then, and once every page is read.
+ */
+export class PagedBody {
+  readonly bytes: Uint8Array;
+  private readonly loaded: Uint8Array;
+  private pending: number;
+  private fd: number | null;
+  private failure: unknown;
+
+  constructor(
+    fd: number,
+    private readonly offset: number,
+    length: number,
+    private readonly pageBytes: number,
+    private readonly crcs: Uint32Array,
+    private readonly damaged: (bytes: Uint8Array) => void,
+    /** Once this share of the pages has been read one by one, read the rest at once; none: never. */
+    private readonly readAllShare?: number,
+  ) {
+    if (crcs.length !== pageCount(length, pageBytes)) throw new RangeError(`${crcs.length} page checks for ${pageCount(length, pageBytes)} pages`);
+    this.fd = fd;
+    // a whole number of 8-byte words, so any typed array can view any aligned section of it
+    this.bytes = new Uint8Array(new ArrayBuffer(Math.ceil(length / 8) * 8), 0, length);
+    this.loaded = new Uint8Array(crcs.length);
+    this.pending = crcs.length;
+  }
+
+  /** Whether every byte is readable (every page read, or the body filled after a damaged one). */
+  get complete(): boolean {
+    return this.fd === null && this.failure === undefined;
+  }
+
+  /** Make bytes[start .. end) readable (end > start). */
+  need(start: number, end: number): void {
+    if (this.fd === null) {
+      if (this.failure !== undefined) throw this.failure;
+      return;
+    }
+    const last = Math.floor((end - 1) / this.pageBytes);
+    for (let page = Math.floor(start / this.pageBytes); page <= last; page++) {
+      if (this.loaded[page] === 1) continue;
+      if (this.readAllShare !== undefined && this.loaded.length - this.pending >= this.loaded.length * this.readAllShare) {
+        this.readAll();
+        return;
+      }
+      if (!this.read(page)) return;
+    }
+  }
+
+  /** Read every page from the first not read yet to the end in one read, each checked again. */
+  private readAll(): void {
+    const first = this.loaded.indexOf(0);
+    const span = this.bytes.subarray(first * this.pageBytes);
+    let read = -1;
+    try {
+      read = readSync(this.fd!, span, 0, span.length, this.offset + first * this.pageBytes);
+    } catch {
+      // unreadable: damaged, below
+    }
+    for (let page = first; read === span.length && page < this.loaded.length; page++) {
+      if (crc32(this.bytes.subarray(page * this.pageBytes, (page + 1) * this.pageBytes)) !== this.crcs[page]) read = -1;
+    }
+    if (read !== span.length) {
+      this.fail();
+      return;
+    }
+    this.loaded.fill(1);
+    this.pending = 0;
+    this.close();
+  }
+
+  /** Read and check one page; false when it failed (the body is filled by `damaged` then, or failed). */
+  private read(page: number): boolean {
+    const start = page * this.pageBytes;
+    const bytes = this.bytes.subarray(start, Math.min(start + this.pageBytes, this.bytes.length));
+    let read = -1;
+    try {
+      read = readSync(this.fd!, bytes, 0, bytes.length, this.offset + start);
+    } catch {
+      // unreadable: damaged, below
+    }
+    if (read === bytes.length && crc32(bytes) === this.crcs[page]) {
+      this.loaded[page] = 1;
+      if (--this.pending === 0) this.close();
+      return true;
+    }
+    this.fail();
+    return false;
+  }
+
+  /** A page failed: the whole body from `damaged`, or its error for every later need. */
+  private fail(): void {
+    this.close();
+    try {
+      this.damaged(this.bytes);
+    } catch (error) {
+      this.failure = error;
+      throw error;
+    }
+  }
+
+  private close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+}
+
+/** The crc32 of each page of `body`, what a writer puts in the frame for PagedBody to check. */
+export function pageCrcs(body: Uint8Array, pageBytes: number): Uint32Array {
+  return Uint32Array.from({ length: pageCount(body.length, pageBytes) }, (_, page) => crc32(body.subarray(page * pageBytes, (page + 1) * pageBytes)));
+}
+
+function pageCount(length: number, pageBytes: number): number {
+  return Math.ceil(length / pageBytes);
+}
