@@ -29,6 +29,7 @@ import { silentReporter } from './util/reporter.js';
 import { buildTaskFacts, candidatePathIndex, requireTask, type TaskFacts } from './scoring/task-facts.js';
 import { assignTiers, tieredPaths, type Tiering } from './allocate/tiers.js';
 import { ensureOwnDirs } from './cache/own-dirs.js';
+import type { GitAhead } from './collect/git-ahead.js';
 import { runBootFacts } from './assemble/run-boot-facts.js';
 
 /** Ports and stages of one run. Tests override any of them. */
@@ -60,6 +61,8 @@ export interface PipelineOptions {
   plan?: BudgetPlan;
   /** The environment of the caller (the CLI passes process.env); the library reads no other. */
   env?: RuntimeEnv;
+  /** git commands the caller started before the engine loaded (collect/git-ahead.ts; the CLI's). */
+  gitAhead?: GitAhead;
   /** The run (session) id, e.g. one an orchestrator shares with handoff-context and assemble runs; `deps.newRunId()` when absent. */
   runId?: string;
   /** Where the caller writes the context (a path or `stdout`), for the boot header's Output sink row. */
@@ -114,9 +117,9 @@ export async function scoreTask(
  * stages serve many runs (the warm index), so the score stage loads the embedding model while idle
  * and neither stage makes a run wait for its index writes.
  */
-export function defaultDeps(config: Config, root: string, options: { longLived?: boolean } = {}): PipelineDeps {
+export function defaultDeps(config: Config, root: string, options: { longLived?: boolean; gitAhead?: GitAhead } = {}): PipelineDeps {
   return {
-    collect: createCollectStage({ secretCache: createSecretCache(root, config) }),
+    collect: createCollectStage({ secretCache: createSecretCache(root, config), ...(options.gitAhead ? { gitAhead: options.gitAhead } : {}) }),
     score: createScoreStage({ root, config, ...(options.longLived ? { longLived: true } : {}) }),
     levels: createLevelsStage({ root, config, ...(options.longLived ? { longLived: true } : {}) }),
     allocate: allocateContext,
@@ -140,7 +143,7 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   // waits for git; nothing reads the task before it is done but the score stage's prepare, which
   // only looks its hash up among the stored task vectors (a task with a credential matches none).
   const redacting = config.collect.include_secrets ? Promise.resolve(options.task) : redactSecrets(options.task).then((redaction) => redaction.text);
-  const deps: PipelineDeps = { ...defaultDeps(config, root), ...overrides };
+  const deps: PipelineDeps = { ...defaultDeps(config, root, options.gitAhead ? { gitAhead: options.gitAhead } : {}), ...overrides };
   // the record lists the tokenizer first, as before it loaded beside the score stage
   const timings: Record<string, number> = { tokenizer: 0 };
   const time: StepTimer = async (name, fn) => {

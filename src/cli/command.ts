@@ -1,4 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
+import type { GitAhead } from '../collect/git-ahead.js';
 
 /** Where a command writes. Tests pass buffers; the binary passes process streams. */
 export interface CliIo {
@@ -11,6 +12,12 @@ export interface CliIo {
   isTTY: boolean;
   /** True when stdout is a terminal: colour in human reports only then (and never with NO_COLOR). */
   stdoutIsTTY?: boolean;
+  /**
+   * git commands the runner started in `cwd` before the command's module loaded
+   * (collect/git-ahead.ts; CommandEntry.gitAhead): a command collecting the repository at `cwd`
+   * hands them to the engine.
+   */
+  gitAhead?: GitAhead;
 }
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;

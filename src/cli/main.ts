@@ -33,20 +33,35 @@ export async function runMain(argv: string[], io: CliIo = processIo()): Promise<
     io.stderr(`aiwg: unknown command "${name}". Run "aiwg --help" for the list.\n`);
     return 2;
   }
+  // git starts on the repository here while the command's module loads (collect/git-ahead.ts)
+  const gitAhead = startsGitAhead(entry, rest) ? (await import('../collect/git-ahead.js')).startGitAhead(io.cwd, io.env) : undefined;
   // Only the invoked command's module is imported (see commands/index.ts).
   const command = await entry.load();
-  if (rest.includes('--help') || rest.includes('-h')) {
+  if (wantsHelp(rest)) {
     io.stdout(renderCommandHelp(entry, command));
     return 0;
   }
   try {
     const parsed = parseCommandArgs(command, rest);
-    return await command.run(parsed, io);
+    return await command.run(parsed, gitAhead ? { ...io, gitAhead } : io);
   } catch (error) {
     const failure = describeFailure(error);
     io.stderr(`aiwg ${command.name}: ${failure.message}\n`);
     return failure.exitCode;
   }
+}
+
+/**
+ * Whether the runner starts `entry`'s first git commands in the working directory before loading
+ * it: a command that collects there (CommandEntry.gitAhead), run for its result, whose root is the
+ * working directory (no `--root`, which would name another).
+ */
+export function startsGitAhead(entry: CommandEntry, args: readonly string[]): boolean {
+  return entry.gitAhead === true && !wantsHelp(args) && !args.some((arg) => arg === '--root' || arg.startsWith('--root='));
+}
+
+function wantsHelp(args: readonly string[]): boolean {
+  return args.includes('--help') || args.includes('-h');
 }
 
 /**

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CoChangeTable } from '../types.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import type { GitPort } from './collect-ports.js';
+import type { GitPort } from './git-port.js';
 
 /**
  * Co-change history: which files changed in the same commits of the repository's recent history

@@ -3,7 +3,9 @@ import type { CollectStage } from '../stages.js';
 import type { CandidateFile, CollectResult, Config, ExcludedFile, GitFacts, KeyValueCache } from '../types.js';
 import { InputError } from '../errors.js';
 import { resolveCacheDir, resolveSummaryCacheDir } from '../cache/cache-dir.js';
-import { defaultCollectPorts, execGit, GitCommandError, type CollectPorts } from './collect-ports.js';
+import { defaultCollectPorts, type CollectPorts } from './collect-ports.js';
+import { withGitAhead, type GitAhead } from './git-ahead.js';
+import { execGit, GitCommandError } from './git-port.js';
 import { loadCoChange } from './co-change.js';
 import { keepHeapNearLive, MANY_NEW_BLOBS } from '../util/heap-growth.js';
 import { cachedCommitTimes, gitFacts, lastCommitTimes, listRepository, locateRepository, parseStatus, type GitListing, type GitLocation } from './git-facts.js';
@@ -44,8 +46,9 @@ export function createCollectStage(ports: Partial<CollectPorts> & CollectStageOp
     saveTimer.unref();
   };
   return async ({ root, changed }, ctx) => {
-    // git runs in the environment the entry edge handed in (RunContext.env).
-    const git = ports.git ?? execGit(ctx.env);
+    // git runs in the environment the entry edge handed in (RunContext.env); its first commands
+    // may have been started before the engine loaded (git-ahead.ts)
+    const git = withGitAhead(ports.git ?? execGit(ctx.env), ports.gitAhead);
     const rootReal = await fs.realpath(root).catch((error: unknown) => {
       throw new InputError(`root ${root}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); pass an existing directory`, { cause: error });
     });
@@ -348,6 +351,8 @@ export function createCollectStage(ports: Partial<CollectPorts> & CollectStageOp
 
 export interface CollectStageOptions {
   secretCache?: KeyValueCache | null;
+  /** git commands started before the engine loaded (git-ahead.ts): a collect in their directory takes their output. */
+  gitAhead?: GitAhead;
   /**
    * Keep what the last collect found, for a long-lived caller (the warm index): a collect told
    * which paths changed (CollectInput.changed) then looks at those alone, and its fact store is

@@ -1,7 +1,17 @@
 import type { CommitTimes } from '../facts/fact-store.js';
 import { joinRecent, packRecent, RECENT_CHANGES, RECENT_COMMITS, timeUpTo, touchedAt, unpackRecent, type RecentHistory } from './recent-history.js';
 import type { GitFacts } from '../types.js';
-import { GitCommandError, type GitPort } from './collect-ports.js';
+import { GitCommandError, type GitPort } from './git-port.js';
+
+const LOCATE_ARGS = ['rev-parse', '--show-prefix', '--is-shallow-repository'] as const;
+const LS_FILES_ARGS = ['ls-files', '-z', '--stage', '-v'] as const;
+const STATUS_ARGS = ['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', '--', '.'] as const;
+
+/**
+ * The commands a collect in a git work tree starts with, in the root: locateRepository's (with
+ * HEAD) and listRepository's two. git-ahead.ts starts these same commands early.
+ */
+export const FIRST_GIT_COMMANDS: ReadonlyArray<readonly string[]> = [[...LOCATE_ARGS, 'HEAD'], LS_FILES_ARGS, STATUS_ARGS];
 
 /** Where the root sits in its repository. */
 export interface GitLocation {
@@ -18,10 +28,9 @@ export interface GitLocation {
  * `location` is undefined when the root is not inside a work tree (or git is missing).
  */
 export async function locateRepository(git: GitPort, root: string): Promise<{ location?: GitLocation; warning?: string }> {
-  const args = ['rev-parse', '--show-prefix', '--is-shallow-repository'];
   try {
-    const out = await git.run([...args, 'HEAD'], root).catch(async (error: unknown) => {
-      if (error instanceof GitCommandError && !error.isMissingGit && !error.notARepository) return git.run(args, root);
+    const out = await git.run([...LOCATE_ARGS, 'HEAD'], root).catch(async (error: unknown) => {
+      if (error instanceof GitCommandError && !error.isMissingGit && !error.notARepository) return git.run([...LOCATE_ARGS], root);
       throw error;
     });
     const [prefix = '', shallow, head] = out.toString('utf8').split('\n');
@@ -60,12 +69,12 @@ export async function listRepository(
   onStaged?: (staged: ReturnType<typeof parseStagedFiles>) => void,
 ): Promise<GitListing> {
   const [staged, status] = await Promise.all([
-    git.run(['ls-files', '-z', '--stage', '-v'], root).then((output) => {
+    git.run([...LS_FILES_ARGS], root).then((output) => {
       const parsed = parseStagedFiles(output);
       onStaged?.(parsed);
       return parsed;
     }),
-    git.run(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', '--', '.'], root),
+    git.run([...STATUS_ARGS], root),
   ]);
   return { ...staged, ...parseStatus(status, location.prefix) };
 }

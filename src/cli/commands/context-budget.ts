@@ -78,6 +78,7 @@ export const contextBudgetCommand: Command = {
       reporter,
       warnings,
       env: io.env,
+      ...(io.gitAhead ? { gitAhead: io.gitAhead } : {}),
       ...(runId !== undefined ? { runId } : {}),
       ...(outputSink !== undefined ? { outputSink } : {}),
     });

@@ -11,6 +11,12 @@ export interface CommandEntry {
   /** One line for the command list (its one home: `aiwg <command> --help` starts with it). */
   summary: string;
   load: () => Promise<Command>;
+  /**
+   * The command collects the repository it runs in (unless `--root` names another): the runner
+   * starts its first git commands in the working directory before loading the module
+   * (collect/git-ahead.ts), so git works while the engine loads.
+   */
+  gitAhead?: true;
 }
 
 /** Every CLI command. Keep sorted by name; adding one is adding a file and a row here. */
@@ -29,6 +35,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: 'context-budget',
     summary: 'Pick the files an agent should read for a task and fit them to a token budget',
     load: async () => (await import('./context-budget.js')).contextBudgetCommand,
+    gitAhead: true,
   },
   {
     name: 'context-eval',
