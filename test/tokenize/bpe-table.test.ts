@@ -74,11 +74,11 @@ describe('BPE table', () => {
     expect(loadEncoding('o200k', path).countTokens(SOURCES[0]!)).toBe(WHOLE.o200k(SOURCES[0]!));
   });
 
-  it('reads the pages a count needs; a damaged page is found when read: the counts stay exact and the file goes, to be written again', async () => {
+  it('a damaged page is found when it is read: the counts stay exact and the file goes, to be written again', async () => {
     const path = bpeTablePath(join(tmp.root, 'paged'), 'o200k');
     await writeBpeTable(path, 'o200k');
     const intact = readFileSync(path);
-    // every byte of the raw table after its frame damaged: the first page a count reads fails
+    // the last 4 MB of the 4.5 MB raw table damaged: the counts below soon read a damaged page
     const damaged = Buffer.from(intact);
     for (let i = damaged.length - 1; i >= damaged.length - 4_000_000; i--) damaged[i] ^= 0x5a;
     writeFileSync(path, damaged);
