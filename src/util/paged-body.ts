@@ -67,11 +67,12 @@ export class PagedBody {
   private readAll(): void {
     const first = this.loaded.indexOf(0);
     const span = this.bytes.subarray(first * this.pageBytes);
-    let read = -1;
+    let read = 0;
     try {
-      read = readSync(this.fd!, span, 0, span.length, this.offset + first * this.pageBytes);
+      // a read may return less than asked; the file ends early only when one returns nothing
+      for (let got = -1; read < span.length && got !== 0; read += got) got = readSync(this.fd!, span, read, span.length - read, this.offset + first * this.pageBytes + read);
     } catch {
-      // unreadable: damaged, below
+      read = -1; // unreadable: damaged, below
     }
     for (let page = first; read === span.length && page < this.loaded.length; page++) {
       if (crc32(this.bytes.subarray(page * this.pageBytes, (page + 1) * this.pageBytes)) !== this.crcs[page]) read = -1;
