@@ -54,7 +54,7 @@ export function inThreadCounter(id: BpeEncodingId, tableFile?: TableFiles): BpeC
 }
 
 function startWorker(id: BpeEncodingId): BpeCounter | undefined {
-  const file = compiledWorkerFile(import.meta.url, 'bpe-worker.js');
+  const file = compiledWorkerFile('tokenize/bpe-worker.js');
   if (file === undefined) return undefined;
   let worker: Worker;
   const { port1, port2 } = new MessageChannel();

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -22,10 +22,19 @@ writeFileSync(
 );
 writeFileSync(join(hooksDir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(hooksDir, 'hooks.mjs')).href)});\n`);
 
+/**
+ * The modules a command imports: bin/aiwg.js loads the command line's bundle (dist/cli/), whose
+ * files are read back as the modules each holds (dist/cli/modules.json, written with the bundle).
+ */
 async function loadedBy(args: string[]): Promise<string[]> {
   const { stderr } = await run(process.execPath, ['--import', join(hooksDir, 'register.mjs'), BIN, ...args], { cwd: hooksDir });
-  return stderr.split('\n').filter((l) => l.startsWith('LOADED ')).map((l) => l.slice('LOADED '.length));
+  const files = stderr.split('\n').filter((l) => l.startsWith('LOADED ')).map((l) => l.slice('LOADED '.length));
+  return files.flatMap((url) => (url.startsWith(BUNDLE_URL) ? (BUNDLED[url.slice(BUNDLE_URL.length)] ?? [url]).map((path) => pathToFileURL(join(PACKAGE_ROOT, path)).href) : [url]));
 }
+
+const PACKAGE_ROOT = dirname(dirname(BIN));
+const BUNDLE_URL = pathToFileURL(join(PACKAGE_ROOT, 'dist', 'cli')).href + '/';
+const BUNDLED = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'dist', 'cli', 'modules.json'), 'utf8')) as Record<string, string[]>;
 
 const commandModules = (urls: string[]) => urls.filter((u) => u.includes('/src/cli/commands/')).map((u) => u.replace(/^.*\/src\/cli\/commands\//, '')).sort();
 const HEAVY = ['gpt-tokenizer', '@huggingface/transformers', 'onnxruntime', 'web-tree-sitter', '@modelcontextprotocol', 'hnswlib'];

@@ -36,6 +36,8 @@ describe('the published package', () => {
     const paths = (JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path);
     expect(paths).toContain('LICENSE');
     expect(paths).toContain('dist/src/index.js');
+    // bin/aiwg.js loads the command line's bundle
+    expect(paths).toContain('dist/cli/main.js');
     expect(paths).toContain('cjs/require-error.cjs');
     const linked = [...readFileSync(join(REPO, 'README.md'), 'utf8').matchAll(/\]\(((?:docs|schemas)\/[^)#\s]+|[A-Z]+\.md)\)/g)].map((m) => m[1]!);
     expect(linked.length).toBeGreaterThan(3);

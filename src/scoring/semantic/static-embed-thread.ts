@@ -57,7 +57,7 @@ export function startStaticEmbedThread(options: StaticEmbedThreadOptions): Stati
 }
 
 function spawnThread(options: StaticEmbedThreadOptions): StaticEmbedThread | undefined {
-  const file = compiledWorkerFile(import.meta.url, 'static-embed-worker.js');
+  const file = compiledWorkerFile('scoring/semantic/static-embed-worker.js');
   if (file === undefined) return undefined;
   let worker: Worker;
   try {

@@ -135,7 +135,7 @@ export function outlinePoolCounts(): OutlinePoolCounts {
 }
 
 function startPool(): Pool | null {
-  const file = compiledWorkerFile(import.meta.url, 'outline-worker.js');
+  const file = compiledWorkerFile('summarize/syntax/outline-worker.js');
   if (file === undefined) return null;
   const slots = new Int32Array(new SharedArrayBuffer(SLOT_COUNT * Int32Array.BYTES_PER_ELEMENT)).fill(TAKEN_BY_CALLER);
   let worker: Worker;
