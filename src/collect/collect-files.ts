@@ -14,6 +14,7 @@ import { collectFactKey, type FactStore } from '../facts/fact-store.js';
 import { createPathFilter, type PathFilter } from './path-filter.js';
 import { mapLimit, readCandidate, type ReadOutcome } from './read-candidate.js';
 import { walkTree } from './walk-tree.js';
+import { underRoot } from '../util/root-path.js';
 
 export type { CollectPorts } from './collect-ports.js';
 
@@ -118,7 +119,7 @@ export function createCollectStage(ports: Partial<CollectPorts> & CollectStageOp
                 if (opened.getCollect(collectFactKey(blob, path.slice(path.lastIndexOf('/') + 1), includeSecrets)) !== undefined) continue;
                 // only what collect will read: files the path rules exclude, or too large to read, never get facts
                 if (pathCheck(path) !== undefined) continue;
-                const info = await fs.lstat(`${rootReal}${sep}${path.split('/').join(sep)}`).catch(() => undefined);
+                const info = await fs.lstat(underRoot(rootReal, path)).catch(() => undefined);
                 if (info?.kind === 'file' && info.size <= maxBytes) return ctx.onNewContentAhead?.();
               }
             })
@@ -289,7 +290,7 @@ export function createCollectStage(ports: Partial<CollectPorts> & CollectStageOp
       if (paths.some((p) => GIT_RULE_FILES.has(p.slice(p.lastIndexOf('/') + 1)))) return undefined;
       const previous = held.listing;
       for (const path of paths) {
-        const info = await fs.lstat(`${rootReal}${sep}${path.split('/').join(sep)}`).catch(() => undefined);
+        const info = await fs.lstat(underRoot(rootReal, path)).catch(() => undefined);
         if (info?.kind === 'dir') return undefined;
         // gone, and not a path the last collect knew: it may have been a directory
         if (info === undefined && !held.outcomes.has(path) && !previous.tracked.has(path) && !previous.untracked.has(path)) {

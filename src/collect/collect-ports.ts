@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
-import type { CandidateFile, Config, RunContext } from '../types.js';
+import type { Config } from '../types.js';
 import { resolveCacheDir } from '../cache/cache-dir.js';
 import type { FactKind } from '../facts/fact-kind.js';
 import { factStorePath, openFactStore, type FactStore } from '../facts/fact-store.js';

@@ -1,9 +1,9 @@
-import { sep } from 'node:path';
 import type { CandidateFile } from '../types.js';
 import { kindKey, type FactKind, type FactSource } from '../facts/fact-kind.js';
 import { collectFactKey, type CollectFact, type FactStore, type StatEntry } from '../facts/fact-store.js';
 import type { FileInfo } from './collect-ports.js';
 import { analyseContent, readCandidate, redactKnownFindings, type ReadOptions, type ReadOutcome } from './read-candidate.js';
+import { underRoot } from '../util/root-path.js';
 
 /**
  * A stat entry is trusted only for files last modified at least this long before it was
@@ -113,7 +113,7 @@ function basenameOf(path: string): string {
 }
 
 function absolutePath(path: string, options: IndexedReadOptions): string {
-  return sep === '/' ? `${options.rootReal}/${path}` : `${options.rootReal}${sep}${path.split('/').join(sep)}`;
+  return underRoot(options.rootReal, path);
 }
 
 /**

@@ -6,6 +6,7 @@ import { contentExclusion, type RuleOptions } from './exclusion-rules.js';
 import { applyFindings, findSecretsCached, redactedContentHash } from '../security/redact-secrets.js';
 import type { KeyValueCache } from '../types.js';
 import { formatCount } from '../util/format.js';
+import { underRoot } from '../util/root-path.js';
 
 /** `redacted`: kinds of credentials replaced in the file's content (see redact-secrets.ts). */
 export type ReadOutcome = { file: CandidateFile; redacted?: string[] } | { excluded: ExcludedFile };
@@ -29,7 +30,7 @@ export interface ReadOptions {
 export async function readCandidate(path: string, options: ReadOptions): Promise<ReadOutcome> {
   const { fs, rootReal, maxBytes } = options;
   const exclude = (reason: string): ReadOutcome => ({ excluded: { path, reason } });
-  let abs = `${rootReal}${sep}${path.split('/').join(sep)}`;
+  let abs = underRoot(rootReal, path);
   try {
     let info: FileInfo = await fs.lstat(abs);
     if (info.kind === 'symlink') {

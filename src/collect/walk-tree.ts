@@ -4,6 +4,7 @@ import { InputError } from '../errors.js';
 import type { CollectFs } from './collect-ports.js';
 import { IgnoreMatcher, parseIgnoreFile } from './ignore-rules.js';
 import type { PathFilter } from './path-filter.js';
+import { underRoot } from '../util/root-path.js';
 
 /**
  * List the files under a root that is not a git repository: every directory is read, the
@@ -22,7 +23,7 @@ export async function walkTree(
   const warnings: string[] = [];
 
   const visit = async (dir: string): Promise<void> => {
-    const abs = dir === '' ? rootReal : `${rootReal}${sep}${dir.split('/').join(sep)}`;
+    const abs = underRoot(rootReal, dir);
     let entries;
     try {
       entries = await fs.readdir(abs);

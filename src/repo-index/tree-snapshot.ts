@@ -1,6 +1,7 @@
 import { lstatSync, readFileSync } from 'node:fs';
-import { basename, dirname, join, sep } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { CollectResult } from '../types.js';
+import { underRoot } from '../util/root-path.js';
 
 /**
  * What a long-lived process compares between queries to know whether anything changed since
@@ -105,5 +106,5 @@ function statKey(abs: string): string {
 }
 
 function toAbs(rootReal: string, path: string): string {
-  return path === '' ? rootReal : `${rootReal}${sep}${path.split('/').join(sep)}`;
+  return underRoot(rootReal, path);
 }

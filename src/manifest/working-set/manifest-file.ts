@@ -1,7 +1,7 @@
 import { displayPath } from '../../util/display-path.js';
 import { access } from 'node:fs/promises';
 import { MAX_INPUT_FILE_BYTES, readRegularFile } from '../../security/read-guard.js';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { InputError } from '../../errors.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import type { AppendJsonLine } from '../fs-io.js';

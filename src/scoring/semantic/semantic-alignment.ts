@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { CandidateFile, Embedder, KeyValueCache, RunContext } from '../../types.js';
 import { indexDirOf } from '../../cache/cache-dir.js';
 import { diffFiles, type FileChanges } from '../derived.js';
