@@ -341,6 +341,16 @@ function tableCounter({ id, bytes, offsets, slots, binary }: TablePayload, paged
     }
     return count - 1;
   };
+  /** The tokens of one pre-token. */
+  const countPiece = (piece: string): number => {
+    if (buffer.length < piece.length * 3) buffer = new Uint8Array(piece.length * 3);
+    const { written } = encoder.encodeInto(piece, buffer);
+    // a piece with a lone surrogate is merged from its replacement bytes, as gpt-tokenizer does
+    return !LONE_SURROGATE.test(piece) && find(0, written, 0) !== -1 ? 1 : mergeCount(written);
+  };
+  // Pre-tokens repeat: vite's 2.0 MB of TypeScript sources split into 458,598 of them, 14,841
+  // distinct. Each is counted once and remembered for the life of the counter.
+  const memo = new Map<string, number>();
   return {
     countTokens(text) {
       if (body?.complete) body = undefined;
@@ -348,13 +358,22 @@ function tableCounter({ id, bytes, offsets, slots, binary }: TablePayload, paged
       split.lastIndex = 0;
       for (let match = split.exec(text); match !== null; match = split.exec(text)) {
         const piece = match[0];
-        if (buffer.length < piece.length * 3) buffer = new Uint8Array(piece.length * 3);
-        const { written } = encoder.encodeInto(piece, buffer);
-        // a piece with a lone surrogate is merged from its replacement bytes, as gpt-tokenizer does
-        if (!LONE_SURROGATE.test(piece) && find(0, written, 0) !== -1) tokens++;
-        else tokens += mergeCount(written);
+        let count = memo.get(piece);
+        if (count === undefined) {
+          count = countPiece(piece);
+          if (piece.length <= PRE_TOKEN_MEMO_MAX_CHARS) {
+            if (memo.size >= PRE_TOKEN_MEMO_MAX) memo.clear();
+            memo.set(piece, count);
+          }
+        }
+        tokens += count;
       }
       return tokens;
     },
   };
 }
+
+/** Pre-tokens remembered per counter; a long-lived process starts again from none beyond it. */
+const PRE_TOKEN_MEMO_MAX = 200_000;
+/** Longer pre-tokens (a run of spaces, a minified bundle's identifier) are counted every time. */
+const PRE_TOKEN_MEMO_MAX_CHARS = 128;
