@@ -7,9 +7,9 @@ import { setFlagsFromString } from 'node:v8';
 // machine); its baseline code is fast enough for one run. The long-lived server keeps tier-up.
 if (process.argv[2] !== 'mcp') setFlagsFromString('--liftoff-only');
 
-// The command line's bundle (scripts/bundle-cli.mjs, made by `npm run build` after tsc): a few
-// files to load, not ~300 modules. Where it is missing or older than tsc's output (tsc run alone),
-// tsc's modules run instead, so a build never runs stale code.
+// The command line's bundle (scripts/bundle-cli.mjs, made by `npm run build` after tsc): a warm
+// context-budget loads 52 of its files, not ~295 modules. Where it is missing or older than tsc's
+// output (tsc run alone), tsc's modules run instead, so a build never runs stale code.
 const bundle = new URL('../dist/cli/main.js', import.meta.url);
 const compiled = new URL('../dist/src/cli/main.js', import.meta.url);
 const builtAt = (url) => statSync(url, { throwIfNoEntry: false })?.mtimeMs ?? -1;

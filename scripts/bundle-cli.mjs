@@ -1,8 +1,9 @@
-// The command line's bundle: dist/src/cli/main.js (tsc's output) and the modules it reaches, in
-// a few files under dist/cli/, which bin/aiwg.js loads. Node's ES module loader costs a stat, an
-// open, a read and a compile per file, and a warm `context-budget` reached ~295 of them (zod
-// alone ~95): on this project's 2-core machine the bundle starts the pipeline ~150 ms sooner.
-// Run by `npm run build` after tsc; the library entry (dist/src/index.js) is tsc's output as is.
+// The command line's bundle: dist/src/cli/main.js (tsc's output) and the modules it reaches, one
+// file per lazily loaded part under dist/cli/, which bin/aiwg.js loads. Node's ES module loader
+// costs a stat, an open, a read and a compile per file, and a warm `context-budget` reached ~295
+// of them (zod alone ~95): on this project's 2-core machine the bundle starts the pipeline
+// ~150 ms sooner. Run by `npm run build` after tsc; the library entry (dist/src/index.js) is
+// tsc's output as is.
 import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
