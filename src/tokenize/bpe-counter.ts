@@ -5,10 +5,11 @@ import { loadEncoding, type BpeEncoding, type BpeEncodingId, type TableFiles } f
 /**
  * Counts BPE tokens of pieces of text, a batch at a time, synchronously (budgets are counted in
  * synchronous code). Where the encoding's table is kept in a file (bpe-table.ts) it opens in this
- * thread in ~10 ms and reads the pages a count needs. Otherwise gpt-tokenizer's table (~130 ms to build) loads in a worker thread,
- * on the second core while the caller goes on, and the caller blocks only while its batch is counted. One worker per encoding per process, unref'd (it never keeps
- * the process alive). A caller that counts much loads its own copy too (LOCAL_AFTER_BATCHES);
- * where no worker can be started, the encoding loads in this thread.
+ * thread in ~10 ms and reads the pages a count needs. Otherwise gpt-tokenizer's table (~130 ms to
+ * build) loads in a worker thread, on the second core while the caller goes on, and the caller
+ * blocks only while its batch is counted. One worker per encoding per process, unref'd (it never
+ * keeps the process alive). A caller that counts much loads its own copy too
+ * (LOCAL_AFTER_BATCHES); where no worker can be started, the encoding loads in this thread.
  */
 export interface BpeCounter {
   countPieces(pieces: readonly string[]): number[];
