@@ -1,4 +1,4 @@
-import type { CandidateFile, SignalInput } from '../types.js';
+import type { CandidateFile, FileCategory, SignalInput } from '../types.js';
 import { readFact } from '../facts/fact-kind.js';
 import { scoreBm25, termsFactKind, type Bm25Document } from './bm25.js';
 import { pathTerms } from './terms.js';
@@ -86,23 +86,54 @@ export function bm25Documents(files: readonly CandidateFile[], previous: readonl
 }
 
 /**
+ * A value per file of a run, in the order of the run's paths (`paths[i]` has value `[i]`; no
+ * evidence is 0). The alignment steps below pass these along: babel's 27k files are scored on
+ * every query of a warm index, and a typed array per step costs a fraction of a Map keyed by path.
+ */
+export type PathValues = Float64Array;
+
+/** A path's position in the run's paths (positionsOf). */
+export type PathPositions = ReadonlyMap<string, number>;
+
+/** Each path's position in `paths`. */
+export function positionsOf(paths: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (let i = 0; i < paths.length; i++) out.set(paths[i]!, i);
+  return out;
+}
+
+/** A sparse per-path map as values in path order (paths not in `positions` are dropped). */
+export function valuesOf(sparse: ReadonlyMap<string, number>, positions: PathPositions, length: number): PathValues {
+  const out = new Float64Array(length);
+  for (const [path, value] of sparse) {
+    const i = positions.get(path);
+    if (i !== undefined) out[i] = value;
+  }
+  return out;
+}
+
+/**
  * Semantic similarities (cosine, any baseline) to [0,1]: the run's median file is the zero
  * point (embedding spaces put unrelated texts at a positive cosine), the best file is 1
- * unless it stands less than SEMANTIC_MIN_SPREAD above the median.
+ * unless it stands less than SEMANTIC_MIN_SPREAD above the median. Missing and non-finite
+ * similarities are left out of the median and get 0.
  */
-export function calibrateSemantic(similarities: Map<string, number>, paths: string[]): Map<string, number> {
-  const values = paths.map((p) => similarities.get(p) ?? Number.NaN).filter((v) => Number.isFinite(v));
-  const out = new Map<string, number>();
-  if (values.length === 0) return out;
-  const sorted = [...values].sort((a, b) => a - b);
+export function calibrateSemantic(similarities: ReadonlyMap<string, number>, paths: readonly string[]): PathValues {
+  const raw = new Float64Array(paths.length).fill(Number.NaN);
+  const finite: number[] = [];
+  for (let i = 0; i < paths.length; i++) {
+    const v = similarities.get(paths[i]!);
+    if (v === undefined || !Number.isFinite(v)) continue;
+    raw[i] = v;
+    finite.push(v);
+  }
+  const out = new Float64Array(paths.length);
+  if (finite.length === 0) return out;
+  const sorted = Float64Array.from(finite).sort();
   const median = sorted[Math.floor((sorted.length - 1) / 2)] as number;
   const best = sorted[sorted.length - 1] as number;
   const spread = Math.max(best - median, SEMANTIC_MIN_SPREAD);
-  for (const p of paths) {
-    const v = similarities.get(p);
-    if (v === undefined || !Number.isFinite(v)) continue;
-    out.set(p, clamp01((v - median) / spread));
-  }
+  for (let i = 0; i < raw.length; i++) if (!Number.isNaN(raw[i]!)) out[i] = clamp01((raw[i]! - median) / spread);
   return out;
 }
 
@@ -110,8 +141,8 @@ export function calibrateSemantic(similarities: Map<string, number>, paths: stri
  * Hybrid fusion: h = w*K + (1-w)*S, then normalised against the run's best h (at least
  * FUSED_FLOOR), so the file both signals agree on is 1 and one-sided matches sit in between.
  */
-export function fuseAlignment(keyword: Map<string, number>, semantic: Map<string, number>, paths: string[], keywordWeight = HYBRID_KEYWORD_WEIGHT): Map<string, number> {
-  return normaliseFused(paths, (p) => keywordWeight * (keyword.get(p) ?? 0) + (1 - keywordWeight) * (semantic.get(p) ?? 0));
+export function fuseAlignment(keyword: PathValues, semantic: PathValues, keywordWeight = HYBRID_KEYWORD_WEIGHT): PathValues {
+  return normaliseFused(keyword.map((k, i) => keywordWeight * k + (1 - keywordWeight) * semantic[i]!));
 }
 
 /**
@@ -119,24 +150,16 @@ export function fuseAlignment(keyword: Map<string, number>, semantic: Map<string
  * leaves (h = K + (1 - K) x boost x S). Keyword order is kept among strong keyword matches, while
  * a file that shares no words with the task but means the same can still rise.
  */
-export function boostAlignment(keyword: Map<string, number>, semantic: Map<string, number>, paths: string[], boost = HYBRID_SEMANTIC_BOOST): Map<string, number> {
-  return normaliseFused(paths, (p) => {
-    const k = keyword.get(p) ?? 0;
-    return k + (1 - k) * boost * (semantic.get(p) ?? 0);
-  });
+export function boostAlignment(keyword: PathValues, semantic: PathValues, boost = HYBRID_SEMANTIC_BOOST): PathValues {
+  return normaliseFused(keyword.map((k, i) => k + (1 - k) * boost * semantic[i]!));
 }
 
-/** Divide by the run's best fused value, but by no less than FUSED_FLOOR, so a weak best stays weak. */
-function normaliseFused(paths: string[], fuse: (path: string) => number): Map<string, number> {
-  const fused = new Map<string, number>();
+/** Divide by the run's best fused value, but by no less than FUSED_FLOOR, so a weak best stays weak (in place). */
+function normaliseFused(fused: PathValues): PathValues {
   let best = 0;
-  for (const p of paths) {
-    const h = fuse(p);
-    fused.set(p, h);
-    best = Math.max(best, h);
-  }
+  for (const h of fused) best = Math.max(best, h);
   const denominator = Math.max(best, FUSED_FLOOR);
-  for (const [p, h] of fused) fused.set(p, h / denominator);
+  for (let i = 0; i < fused.length; i++) fused[i] = fused[i]! / denominator;
   return fused;
 }
 
@@ -146,13 +169,17 @@ function normaliseFused(paths: string[], fuse: (path: string) => number): Map<st
  * (definitions.ts) and F 1 when a stack frame points into it. A file the text alone found stays
  * where it was; one the report reaches through a defined name or a frame rises towards it.
  */
-export function addEvidence(fused: Map<string, number>, definitions: Map<string, number>, framed: ReadonlySet<string>, paths: string[]): Map<string, number> {
+export function addEvidence(fused: PathValues, definitions: ReadonlyMap<string, number>, framed: ReadonlySet<string>, positions: PathPositions): PathValues {
   if (definitions.size === 0 && framed.size === 0) return fused;
-  const out = new Map<string, number>();
-  for (const p of paths) {
-    const h = clamp01(fused.get(p) ?? 0);
-    const e = Math.min(1, DEFINITION_BOOST * (definitions.get(p) ?? 0) + (framed.has(p) ? FRAME_BOOST : 0));
-    out.set(p, h + (1 - h) * e);
+  const out = fused.map(clamp01);
+  const evidence = valuesOf(definitions, positions, fused.length).map((d) => DEFINITION_BOOST * d);
+  for (const path of framed) {
+    const i = positions.get(path);
+    if (i !== undefined) evidence[i]! += FRAME_BOOST;
+  }
+  for (let i = 0; i < out.length; i++) {
+    const e = Math.min(1, evidence[i]!);
+    if (e > 0) out[i] = out[i]! + (1 - out[i]!) * e;
   }
   return out;
 }
@@ -164,15 +191,13 @@ export function addEvidence(fused: Map<string, number>, definitions: Map<string,
  * increasing, so two different matches never tie; below the top it is the old curve.
  * See docs/scoring.md for the figures behind the constants.
  */
-export function shapeAlignment(ratios: Map<string, number>): Map<string, number> {
-  const out = new Map<string, number>();
+export function shapeAlignment(ratios: PathValues): PathValues {
   const floor = 1 - TOP_BAND_SPREAD;
   const knee = TOP_BAND * floor ** (1 / ALIGNMENT_GAMMA);
-  for (const [p, value] of ratios) {
+  return ratios.map((value) => {
     const r = clamp01(value);
-    out.set(p, r >= knee ? floor + (TOP_BAND_SPREAD * (r - knee)) / (1 - knee) : (r / TOP_BAND) ** ALIGNMENT_GAMMA);
-  }
-  return out;
+    return r >= knee ? floor + (TOP_BAND_SPREAD * (r - knee)) / (1 - knee) : (r / TOP_BAND) ** ALIGNMENT_GAMMA;
+  });
 }
 
 /**
@@ -185,18 +210,29 @@ export function shapeAlignment(ratios: Map<string, number>): Map<string, number>
  */
 export const CATEGORY_SHARPNESS = 6;
 
-/** Scale each unnamed file's alignment by its category's share; named files keep theirs. */
-export function weighByCategory(scores: Map<string, number>, share: (path: string) => number, named: ReadonlySet<string>): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const [p, a] of scores) out.set(p, named.has(p) ? a : a * share(p));
+/** Each file's share (CATEGORY_SHARPNESS) by its category, in path order. */
+export function categoryShares(paths: readonly string[], categories: ReadonlyMap<string, FileCategory>, priorities: Readonly<Record<FileCategory, number>>): PathValues {
+  return Float64Array.from(paths, (path) => priorities[categories.get(path) ?? 'documentation'] ** CATEGORY_SHARPNESS);
+}
+
+/** Scale each unnamed file's alignment by its category's share (categoryShares); named files keep theirs. */
+export function weighByCategory(scores: PathValues, shares: PathValues, named: ReadonlySet<string>, positions: PathPositions): PathValues {
+  const out = scores.map((a, i) => a * shares[i]!);
+  for (const path of named) {
+    const i = positions.get(path);
+    if (i !== undefined) out[i] = scores[i]!;
+  }
   return out;
 }
 
 /** Named files get 1; everyone else is capped just below them. */
-export function promoteNamed(scores: Map<string, number>, named: Set<string>, paths: string[]): Map<string, number> {
+export function promoteNamed(scores: PathValues, named: ReadonlySet<string>, positions: PathPositions): PathValues {
   if (named.size === 0) return scores;
-  const out = new Map<string, number>();
-  for (const p of paths) out.set(p, named.has(p) ? 1 : Math.min(scores.get(p) ?? 0, 1) * NAMED_OTHERS_CAP);
+  const out = scores.map((a) => Math.min(a, 1) * NAMED_OTHERS_CAP);
+  for (const path of named) {
+    const i = positions.get(path);
+    if (i !== undefined) out[i] = 1;
+  }
   return out;
 }
 

@@ -1,4 +1,5 @@
 import type { CoChangeTable } from '../types.js';
+import type { PathPositions, PathValues } from './alignment.js';
 
 /**
  * Co-change evidence: a file that historically changes together with one of the task's
@@ -18,23 +19,31 @@ export const STRONG_MIN = 0.6;
  * h >= STRONG_MIN), where conf(s, f) = together(s, f) / touched(s) for pairs that changed
  * together at least MIN_TOGETHER times. Never above the partner's own score.
  */
-export function addCoChangeEvidence(scores: Map<string, number>, table: CoChangeTable | undefined, share: number): { scores: Map<string, number>; lifted: Map<string, string> } {
-  const out = new Map(scores);
+export function addCoChangeEvidence(
+  scores: PathValues,
+  paths: readonly string[],
+  positions: PathPositions,
+  table: CoChangeTable | undefined,
+  share: number,
+): { scores: PathValues; lifted: Map<string, string> } {
+  const out = scores.slice();
   const lifted = new Map<string, string>();
   if (share <= 0 || table === undefined || table.commits === 0) return { scores: out, lifted };
-  const strong = [...scores]
-    .filter(([, h]) => h >= STRONG_MIN)
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .slice(0, STRONG_MAX);
-  for (const [s, h] of strong) {
+  const strong: number[] = [];
+  for (let i = 0; i < scores.length; i++) if (scores[i]! >= STRONG_MIN) strong.push(i);
+  strong.sort((a, b) => scores[b]! - scores[a]! || (paths[a]! < paths[b]! ? -1 : 1));
+  for (const i of strong.slice(0, STRONG_MAX)) {
+    const s = paths[i]!;
+    const h = scores[i]!;
     const row = table.pairs.get(s);
     const n = table.touched.get(s) ?? 0;
     if (!row || n === 0) continue;
     for (const [f, together] of row) {
-      if (together < MIN_TOGETHER || !scores.has(f)) continue;
+      const j = positions.get(f);
+      if (together < MIN_TOGETHER || j === undefined) continue;
       const lift = share * (together / n) * h;
-      if (lift > (out.get(f) ?? 0)) {
-        out.set(f, lift);
+      if (lift > out[j]!) {
+        out[j] = lift;
         lifted.set(f, s);
       }
     }

@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import type { FileCategory } from '../config/schema.js';
+import type { PathPositions, PathValues } from './alignment.js';
 
 /**
  * Test-to-source pairing: a test file that matches the task strongly (its name, its assertions,
@@ -44,19 +45,27 @@ export function pairTestsToSources(categories: ReadonlyMap<string, FileCategory>
 }
 
 /** h(source) = max(h(source), PAIRED_SHARE x best h of its tests); other files unchanged. */
-export function addPairedEvidence(fused: Map<string, number>, pairs: ReadonlyMap<string, readonly string[]>): { scores: Map<string, number>; lifted: Map<string, string> } {
-  const scores = new Map(fused);
+export function addPairedEvidence(
+  fused: PathValues,
+  pairs: ReadonlyMap<string, readonly string[]>,
+  positions: PathPositions,
+): { scores: PathValues; lifted: Map<string, string> } {
+  const scores = fused.slice();
   const lifted = new Map<string, string>();
+  const valueOf = (path: string) => {
+    const i = positions.get(path);
+    return i === undefined ? 0 : fused[i]!;
+  };
   for (const [source, tests] of pairs) {
     let best = 0;
     let from = '';
     for (const test of tests) {
-      const h = fused.get(test) ?? 0;
+      const h = valueOf(test);
       if (h > best) [best, from] = [h, test];
     }
-    const own = fused.get(source) ?? 0;
-    if (PAIRED_SHARE * best > own) {
-      scores.set(source, PAIRED_SHARE * best);
+    const at = positions.get(source);
+    if (at !== undefined && PAIRED_SHARE * best > fused[at]!) {
+      scores[at] = PAIRED_SHARE * best;
       lifted.set(source, from);
     }
   }

@@ -18,8 +18,10 @@ import {
   FRAME_BOOST,
   CATEGORY_SHARPNESS,
   weighByCategory,
+  categoryShares,
 } from '../../src/scoring/alignment.js';
-import { candidates } from './helpers.js';
+import { defaultConfig, type FileCategory } from '../../src/config/schema.js';
+import { byPath, candidates } from './helpers.js';
 
 /** Where the shaped curve leaves the power law for the straight top (alignment.ts shapeAlignment). */
 const KNEE = TOP_BAND * (1 - TOP_BAND_SPREAD) ** (1 / ALIGNMENT_GAMMA);
@@ -36,9 +38,11 @@ const paths = files.map((f) => f.path);
 
 describe('promoteNamed (exact-name promotion)', () => {
   it('promotes named files to 1 and caps every other file below them', () => {
-    const promoted = promoteNamed(new Map([['src/http/client.ts', 1], ['src/db/pool.ts', 0.2]]), new Set(['src/db/pool.ts']), paths);
-    expect(promoted.get('src/db/pool.ts')).toBe(1);
-    expect(promoted.get('src/http/client.ts')).toBe(NAMED_OTHERS_CAP);
+    const { values, positions, at } = byPath({ 'src/http/client.ts': 1, 'src/db/pool.ts': 0.2 }, paths);
+    const promoted = promoteNamed(values, new Set(['src/db/pool.ts']), positions);
+    expect(at(promoted, 'src/db/pool.ts')).toBe(1);
+    expect(at(promoted, 'src/http/client.ts')).toBe(NAMED_OTHERS_CAP);
+    expect(at(promoted, 'src/index.ts')).toBe(0);
   });
 });
 
@@ -60,50 +64,47 @@ describe('calibrateSemantic', () => {
   it('puts the median at 0 and the best at 1', () => {
     const sims = new Map([['a', 0.9], ['b', 0.5], ['c', 0.45], ['d', 0.4]]);
     const s = calibrateSemantic(sims, ['a', 'b', 'c', 'd']);
-    expect(s.get('a')).toBeCloseTo(1, 6);
-    expect(s.get('c')).toBe(0);
-    expect(s.get('d')).toBe(0);
+    // the median of four is the lower middle one (0.45); the best stands 0.45 above it
+    expect(s[0]).toBeCloseTo(1, 6);
+    expect(s[1]).toBeCloseTo(0.05 / 0.45, 9);
+    expect(s[2]).toBe(0);
+    expect(s[3]).toBe(0);
   });
   it('does not inflate a flat distribution (best barely above the median)', () => {
     const s = calibrateSemantic(new Map([['a', 0.52], ['b', 0.5], ['c', 0.5]]), ['a', 'b', 'c']);
-    expect(s.get('a')).toBeLessThan(0.2);
+    expect(s[0]).toBeGreaterThan(0);
+    expect(s[0]).toBeLessThan(0.2);
   });
-  it('ignores missing and non-finite similarities', () => {
-    const s = calibrateSemantic(new Map([['a', Number.NaN], ['b', 0.5]]), ['a', 'b', 'c']);
-    expect(s.has('a')).toBe(false);
-    expect(s.has('c')).toBe(false);
+  it('leaves missing and non-finite similarities out of the median, at 0', () => {
+    const s = calibrateSemantic(new Map([['a', Number.NaN], ['b', 0.9], ['c', 0.5], ['d', 0.45]]), ['a', 'b', 'c', 'd', 'e']);
+    // median of the three finite values is 0.5: b is the best at 1, c the zero point
+    expect([...s]).toEqual([0, 1, 0, 0, 0]);
   });
 });
 
 describe('fuseAlignment and shapeAlignment', () => {
   it('gives the file both sides agree on 1 and one-sided matches a middle value', () => {
-    const keyword = new Map([['both', 1], ['kw', 1], ['sem', 0]]);
-    const semantic = new Map([['both', 1], ['kw', 0], ['sem', 1]]);
-    const fused = fuseAlignment(keyword, semantic, ['both', 'kw', 'sem', 'none']);
-    expect(fused.get('both')).toBe(1);
-    expect(fused.get('kw')).toBeCloseTo(HYBRID_KEYWORD_WEIGHT, 9);
-    expect(fused.get('sem')).toBeCloseTo(1 - HYBRID_KEYWORD_WEIGHT, 9);
-    expect(fused.get('none')).toBe(0);
-    const even = fuseAlignment(keyword, semantic, ['both', 'kw', 'sem'], 0.5);
-    expect([even.get('kw'), even.get('sem')]).toEqual([0.5, 0.5]);
+    const order = ['both', 'kw', 'sem', 'none'];
+    const keyword = byPath({ both: 1, kw: 1, sem: 0 }, order);
+    const semantic = byPath({ both: 1, kw: 0, sem: 1 }, order).values;
+    const fused = fuseAlignment(keyword.values, semantic);
+    expect([...fused]).toEqual([1, HYBRID_KEYWORD_WEIGHT, expect.closeTo(1 - HYBRID_KEYWORD_WEIGHT, 9), 0]);
+    const even = fuseAlignment(keyword.values, semantic, 0.5);
+    expect([keyword.at(even, 'kw'), keyword.at(even, 'sem')]).toEqual([0.5, 0.5]);
   });
   it('boost keeps keyword matches first and lets semantic fill part of the keyword shortfall', () => {
-    const keyword = new Map([['both', 1], ['kw', 1], ['half', 0.5], ['sem', 0]]);
-    const semantic = new Map([['both', 1], ['kw', 0], ['half', 1], ['sem', 1]]);
-    const fused = boostAlignment(keyword, semantic, ['both', 'kw', 'half', 'sem', 'none']);
-    expect(fused.get('both')).toBe(1);
-    expect(fused.get('kw')).toBe(1);
-    expect(fused.get('half')).toBeCloseTo(0.5 + 0.5 * HYBRID_SEMANTIC_BOOST, 9);
-    expect(fused.get('sem')).toBeCloseTo(HYBRID_SEMANTIC_BOOST, 9);
-    expect(fused.get('none')).toBe(0);
+    const order = ['both', 'kw', 'half', 'sem', 'none'];
+    const keyword = byPath({ both: 1, kw: 1, half: 0.5, sem: 0 }, order);
+    const fused = boostAlignment(keyword.values, byPath({ both: 1, kw: 0, half: 1, sem: 1 }, order).values);
+    expect([...fused]).toEqual([1, 1, expect.closeTo(0.5 + 0.5 * HYBRID_SEMANTIC_BOOST, 9), expect.closeTo(HYBRID_SEMANTIC_BOOST, 9), 0]);
   });
   it('boost normalises a weak best only up to the floor', () => {
-    const fused = boostAlignment(new Map([['a', 0.4]]), new Map([['a', 0.5]]), ['a'], 0.2);
-    expect(fused.get('a')).toBeCloseTo((0.4 + 0.6 * 0.2 * 0.5) / FUSED_FLOOR, 9);
+    const fused = boostAlignment(Float64Array.of(0.4), Float64Array.of(0.5), 0.2);
+    expect(fused[0]).toBeCloseTo((0.4 + 0.6 * 0.2 * 0.5) / FUSED_FLOOR, 9);
   });
   it('normalises a weak fused best only up to the floor', () => {
-    const fused = fuseAlignment(new Map([['a', 0.4]]), new Map([['a', 0]]), ['a'], 0.5);
-    expect(fused.get('a')).toBeCloseTo(0.2 / FUSED_FLOOR, 9);
+    const fused = fuseAlignment(Float64Array.of(0.4), Float64Array.of(0), 0.5);
+    expect(fused[0]).toBeCloseTo(0.2 / FUSED_FLOOR, 9);
   });
   it.each([
     [1, 1],
@@ -114,37 +115,49 @@ describe('fuseAlignment and shapeAlignment', () => {
     [0.3, (0.3 / TOP_BAND) ** ALIGNMENT_GAMMA],
     [0, 0],
   ])('shape(%s) = %s', (ratio, expected) => {
-    expect(shapeAlignment(new Map([['f', ratio]])).get('f')).toBeCloseTo(expected, 9);
+    expect(shapeAlignment(Float64Array.of(ratio))[0]).toBeCloseTo(expected, 9);
   });
   it('shape is strictly increasing: different matches never tie at the top', () => {
     const ratios = Array.from({ length: 101 }, (_, i) => i / 100);
-    const shaped = shapeAlignment(new Map(ratios.map((r) => [String(r), r])));
-    for (let i = 1; i < ratios.length; i++) expect(shaped.get(String(ratios[i]))).toBeGreaterThan(shaped.get(String(ratios[i - 1])) as number);
+    const shaped = shapeAlignment(Float64Array.from(ratios));
+    for (let i = 1; i < ratios.length; i++) expect(shaped[i]).toBeGreaterThan(shaped[i - 1] as number);
   });
 });
 
 describe('addEvidence', () => {
   it('closes part of the gap for a defining file and a framed file, leaves the rest alone', () => {
-    const fused = new Map([['defines.ts', 0.2], ['framed.ts', 0.4], ['both.ts', 0], ['plain.ts', 0.7]]);
-    const out = addEvidence(fused, new Map([['defines.ts', 1], ['both.ts', 0.5]]), new Set(['framed.ts', 'both.ts']), [...fused.keys()]);
-    expect(out.get('defines.ts')).toBeCloseTo(0.2 + 0.8 * DEFINITION_BOOST, 9);
-    expect(out.get('framed.ts')).toBeCloseTo(0.4 + 0.6 * FRAME_BOOST, 9);
-    expect(out.get('both.ts')).toBeCloseTo(Math.min(1, 0.5 * DEFINITION_BOOST + FRAME_BOOST), 9);
-    expect(out.get('plain.ts')).toBe(0.7);
+    const { values, positions, at } = byPath({ 'defines.ts': 0.2, 'framed.ts': 0.4, 'both.ts': 0, 'plain.ts': 0.7 });
+    // a file outside the run (`gone.ts`) is evidence for nothing
+    const out = addEvidence(values, new Map([['defines.ts', 1], ['both.ts', 0.5], ['gone.ts', 1]]), new Set(['framed.ts', 'both.ts', 'gone.ts']), positions);
+    expect(at(out, 'defines.ts')).toBeCloseTo(0.2 + 0.8 * DEFINITION_BOOST, 9);
+    expect(at(out, 'framed.ts')).toBeCloseTo(0.4 + 0.6 * FRAME_BOOST, 9);
+    expect(at(out, 'both.ts')).toBeCloseTo(Math.min(1, 0.5 * DEFINITION_BOOST + FRAME_BOOST), 9);
+    expect(at(out, 'plain.ts')).toBe(0.7);
+    expect(out).toHaveLength(4);
+    expect(values[0]).toBe(0.2); // the input is not changed
   });
   it('is the identity without evidence', () => {
-    const fused = new Map([['a', 0.3]]);
-    expect(addEvidence(fused, new Map(), new Set(), ['a'])).toBe(fused);
+    const { values, positions } = byPath({ a: 0.3 });
+    expect(addEvidence(values, new Map(), new Set(), positions)).toBe(values);
   });
 });
 
 describe('weighByCategory', () => {
   it('scales an unnamed file by its category share and leaves a named one alone', () => {
     const shares: Record<string, number> = { 'src/a.ts': 1, 'docs/a.md': 0.7 ** CATEGORY_SHARPNESS, 'test/a.test.ts': 0.9 ** CATEGORY_SHARPNESS };
-    const out = weighByCategory(new Map([['src/a.ts', 0.8], ['docs/a.md', 1], ['test/a.test.ts', 1]]), (p) => shares[p] as number, new Set(['test/a.test.ts']));
-    expect(out.get('src/a.ts')).toBe(0.8);
-    expect(out.get('docs/a.md')).toBeCloseTo(0.7 ** CATEGORY_SHARPNESS, 9);
-    expect(out.get('docs/a.md')).toBeLessThan(0.8);
-    expect(out.get('test/a.test.ts')).toBe(1);
+    const { values, positions, paths: order, at } = byPath({ 'src/a.ts': 0.8, 'docs/a.md': 1, 'test/a.test.ts': 1 });
+    const out = weighByCategory(values, Float64Array.from(order, (p) => shares[p] as number), new Set(['test/a.test.ts']), positions);
+    expect(at(out, 'src/a.ts')).toBe(0.8);
+    expect(at(out, 'docs/a.md')).toBeCloseTo(0.7 ** CATEGORY_SHARPNESS, 9);
+    expect(at(out, 'docs/a.md')).toBeLessThan(0.8);
+    expect(at(out, 'test/a.test.ts')).toBe(1);
+  });
+
+  it('gives each file its category priority to the power CATEGORY_SHARPNESS', () => {
+    const order = ['src/a.ts', 'docs/a.md', 'unknown'];
+    const categories = new Map<string, FileCategory>([['src/a.ts', 'source_code'], ['docs/a.md', 'documentation']]);
+    const priorities = { ...defaultConfig().relevance_scoring.factors.file_type.priorities, source_code: 1, documentation: 0.5 };
+    // a path without a category counts as documentation
+    expect([...categoryShares(order, categories, priorities)]).toEqual([1, 0.5 ** CATEGORY_SHARPNESS, 0.5 ** CATEGORY_SHARPNESS]);
   });
 });

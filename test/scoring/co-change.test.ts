@@ -10,7 +10,7 @@ import { createTaskAlignmentSignal } from '../../src/scoring/signals/task-alignm
 import type { CollectResult } from '../../src/types.js';
 import { makeFixtureRepo, makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
 import { testContext } from '../helpers/fakes.js';
-import { signalInput } from './helpers.js';
+import { byPath, signalInput } from './helpers.js';
 
 const PARSER = 'export function parseTokens(tokens) {\n  // parse the token stream into a syntax tree\n  return tokens.map((token) => ({ kind: token }));\n}\n';
 const LEXER = 'export function scan(text) {\n  return text.split(/\\s+/);\n}\n';
@@ -43,11 +43,22 @@ describe('co-change table', () => {
 
   it('lifts the partner of a strong file to a share of its score, never above it', () => {
     const table = buildCoChange([['s', 'p'], ['s', 'p'], ['s'], ['s', 'q']], 30);
-    const { scores, lifted } = addCoChangeEvidence(new Map([['s', 0.9], ['p', 0.1], ['q', 0.1]]), table, 0.8);
-    expect(scores.get('p')).toBeCloseTo(0.8 * (2 / 4) * 0.9, 9);
-    expect(scores.get('q')).toBe(0.1); // changed together once: below MIN_TOGETHER
+    const run = byPath({ s: 0.9, p: 0.1, q: 0.1 });
+    const { scores, lifted } = addCoChangeEvidence(run.values, run.paths, run.positions, table, 0.8);
+    expect(run.at(scores, 'p')).toBeCloseTo(0.8 * (2 / 4) * 0.9, 9);
+    expect(run.at(scores, 'q')).toBe(0.1); // changed together once: below MIN_TOGETHER
     expect(Object.fromEntries(lifted)).toEqual({ p: 's' });
-    expect(addCoChangeEvidence(new Map([['s', 0.9], ['p', 0.1]]), table, 0).scores.get('p')).toBe(0.1);
+    expect(run.at(addCoChangeEvidence(run.values, run.paths, run.positions, table, 0).scores, 'p')).toBe(0.1);
+  });
+
+  it('lifts a partner with no match of its own, and no file outside the run', () => {
+    const table = buildCoChange([['s', 'p', 'gone'], ['s', 'p', 'gone']], 30);
+    // p has no entry (no keyword match): it is still a candidate, so it rises; `gone` is not one
+    const run = byPath({ s: 0.9 }, ['p', 's']);
+    const { scores, lifted } = addCoChangeEvidence(run.values, run.paths, run.positions, table, 0.8);
+    expect(run.at(scores, 'p')).toBeCloseTo(0.8 * 0.9, 9);
+    expect(Object.fromEntries(lifted)).toEqual({ p: 's' });
+    expect(scores).toHaveLength(2);
   });
 });
 

@@ -3,6 +3,7 @@ import type { CandidateFile, FileCategory, GitFacts, SignalInput } from '../../s
 import { defaultConfig, type Config } from '../../src/config/schema.js';
 import { classifyFiles } from '../../src/scoring/classify.js';
 import { buildTaskFacts } from '../../src/scoring/task-facts.js';
+import { positionsOf, valuesOf, type PathValues } from '../../src/scoring/alignment.js';
 
 /** In-memory candidate files from a path -> content table. */
 export function candidates(files: Record<string, string>, mtimeMs = Date.UTC(2026, 0, 1)): CandidateFile[] {
@@ -41,3 +42,18 @@ export function signalInput(
 }
 
 export const DAY_MS = 86_400_000;
+
+/**
+ * Per-path values as the alignment steps take them (PathValues, in the order of `paths`; a path
+ * without an entry is 0), with a reader back by path.
+ */
+export function byPath(entries: Record<string, number>, paths: readonly string[] = Object.keys(entries)) {
+  const positions = positionsOf(paths);
+  const values = valuesOf(new Map(Object.entries(entries)), positions, paths.length);
+  const at = (of: PathValues, path: string): number => {
+    const i = positions.get(path);
+    if (i === undefined) throw new Error(`${path} is not among the paths`);
+    return of[i]!;
+  };
+  return { paths, positions, values, at };
+}

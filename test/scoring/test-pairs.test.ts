@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FileCategory } from '../../src/config/schema.js';
 import { addPairedEvidence, fileStem, pairTestsToSources, PAIRED_SHARE } from '../../src/scoring/test-pairs.js';
 import { classifyPath } from '../../src/scoring/classify.js';
+import { byPath } from './helpers.js';
 
 const classified = (paths: string[]) => new Map<string, FileCategory>(paths.map((p) => [p, classifyPath(p)]));
 
@@ -33,10 +34,11 @@ describe('pairTestsToSources', () => {
 
 describe('addPairedEvidence', () => {
   it('lifts a weak source to a share of its strong test, never lowers one', () => {
-    const fused = new Map([['src/a.ts', 0.1], ['test/a.test.ts', 0.9], ['src/b.ts', 0.8], ['test/b.test.ts', 0.5]]);
-    const { scores, lifted } = addPairedEvidence(fused, new Map([['src/a.ts', ['test/a.test.ts']], ['src/b.ts', ['test/b.test.ts']]]));
-    expect(scores.get('src/a.ts')).toBeCloseTo(PAIRED_SHARE * 0.9, 9);
-    expect(scores.get('src/b.ts')).toBe(0.8);
+    const run = byPath({ 'src/a.ts': 0.1, 'test/a.test.ts': 0.9, 'src/b.ts': 0.8, 'test/b.test.ts': 0.5 });
+    const { scores, lifted } = addPairedEvidence(run.values, new Map([['src/a.ts', ['test/a.test.ts']], ['src/b.ts', ['test/b.test.ts']]]), run.positions);
+    expect(run.at(scores, 'src/a.ts')).toBeCloseTo(PAIRED_SHARE * 0.9, 9);
+    expect(run.at(scores, 'src/b.ts')).toBe(0.8);
+    expect(run.at(run.values, 'src/a.ts')).toBe(0.1); // the input is not changed
     expect(Object.fromEntries(lifted)).toEqual({ 'src/a.ts': 'test/a.test.ts' });
   });
 });

@@ -1,5 +1,18 @@
-import type { FactorScore, Signal } from '../../types.js';
-import { addEvidence, CATEGORY_SHARPNESS, weighByCategory, calibrateSemantic, boostAlignment, fuseAlignment, keywordAlignment, promoteNamed, shapeAlignment } from '../alignment.js';
+import type { CandidateFile, FactorScore, FileCategory, Signal } from '../../types.js';
+import {
+  addEvidence,
+  boostAlignment,
+  calibrateSemantic,
+  categoryShares,
+  fuseAlignment,
+  keywordAlignment,
+  positionsOf,
+  promoteNamed,
+  shapeAlignment,
+  valuesOf,
+  weighByCategory,
+  type PathValues,
+} from '../alignment.js';
 import { matchDefinitions } from '../definitions.js';
 import { addCoChangeEvidence } from '../co-change.js';
 import { addPairedEvidence, pairTestsToSources } from '../test-pairs.js';
@@ -30,36 +43,74 @@ export function createTaskAlignmentSignal(options: TaskAlignmentOptions = {}): S
     name: 'task_alignment',
     async score(input, ctx) {
       const method = ctx.config.relevance_scoring.scoring_method;
-      const paths = input.files.map((f) => f.path);
+      const paths = pathsOf(input.files);
+      const positions = positionsIn(paths);
       const keyword = keywordAlignment(input.facts.terms, input.files, input.derived);
       let semanticRaw: Map<string, number> | null = null;
       if (method !== 'keyword') semanticRaw = await runSemantic(options, input, ctx);
       const semantic = semanticRaw ? calibrateSemantic(semanticRaw, paths) : null;
 
-      let combined: Map<string, number>;
-      if (semantic === null) combined = keyword.scores;
-      else if (method === 'semantic') combined = fuseAlignment(keyword.scores, semantic, paths, 0);
-      else combined = boostAlignment(keyword.scores, semantic, paths);
+      const keywordValues = valuesOf(keyword.scores, positions, paths.length);
+      let combined: PathValues;
+      if (semantic === null) combined = keywordValues;
+      else if (method === 'semantic') combined = fuseAlignment(keywordValues, semantic, 0);
+      else combined = boostAlignment(keywordValues, semantic);
       const named = input.facts.named;
       const framed = input.facts.framed;
       const definitions = matchDefinitions(input.facts.identifiers, input.files);
-      const tested = addPairedEvidence(addEvidence(combined, definitions.scores, framed, paths), pairTestsToSources(input.categories));
-      const coChanged = addCoChangeEvidence(tested.scores, input.git.coChange, ctx.config.relevance_scoring.co_change.share);
-      const paired = { scores: coChanged.scores, lifted: tested.lifted };
-      const priorities = ctx.config.relevance_scoring.factors.file_type.priorities;
-      const share = (path: string) => priorities[input.categories.get(path) ?? 'documentation'] ** CATEGORY_SHARPNESS;
-      const final = weighByCategory(promoteNamed(shapeAlignment(paired.scores), named, paths), share, named);
+      const tested = addPairedEvidence(addEvidence(combined, definitions.scores, framed, positions), testPairsOf(input.categories), positions);
+      const coChanged = addCoChangeEvidence(tested.scores, paths, positions, input.git.coChange, ctx.config.relevance_scoring.co_change.share);
+      const shares = sharesOf(paths, input.categories, ctx.config.relevance_scoring.factors.file_type.priorities);
+      const final = weighByCategory(promoteNamed(shapeAlignment(coChanged.scores), named, positions), shares, named, positions);
 
       const out = new Map<string, FactorScore>();
-      const evidence: AlignmentEvidence = { keyword, semanticRaw, definitions: definitions.names, framed, tests: paired.lifted, partners: coChanged.lifted, named };
-      for (const path of paths) {
-        const bm25 = keyword.raw.get(path) ?? 0;
-        const raw = semanticRaw && method === 'semantic' ? (semanticRaw.get(path) ?? 0) : bm25;
-        out.set(path, new AlignmentScore(round6(raw), round6(final.get(path) ?? 0), path, evidence));
+      const evidence: AlignmentEvidence = { keyword, semanticRaw, definitions: definitions.names, framed, tests: tested.lifted, partners: coChanged.lifted, named };
+      const rawOf = semanticRaw && method === 'semantic' ? semanticRaw : keyword.raw;
+      for (let i = 0; i < paths.length; i++) {
+        const path = paths[i]!;
+        out.set(path, new AlignmentScore(round6(rawOf.get(path) ?? 0), round6(final[i]!), path, evidence));
       }
       return out;
     },
   };
+}
+
+/*
+ * What does not change from one query of a warm index to the next unless the files do: the
+ * paths in order and their positions, kept per collected file set; test-to-source pairs, per
+ * classification (the same categories object while the files stay the same); category shares,
+ * per paths, classification and priorities.
+ */
+const paths = new WeakMap<readonly CandidateFile[], string[]>();
+const positions = new WeakMap<readonly string[], Map<string, number>>();
+const testPairs = new WeakMap<ReadonlyMap<string, FileCategory>, Map<string, string[]>>();
+const shares = new WeakMap<readonly string[], { categories: ReadonlyMap<string, FileCategory>; key: string; values: PathValues }>();
+
+function pathsOf(files: readonly CandidateFile[]): string[] {
+  let held = paths.get(files);
+  if (held === undefined) paths.set(files, (held = files.map((f) => f.path)));
+  return held;
+}
+
+function positionsIn(of: readonly string[]): Map<string, number> {
+  let held = positions.get(of);
+  if (held === undefined) positions.set(of, (held = positionsOf(of)));
+  return held;
+}
+
+function testPairsOf(categories: ReadonlyMap<string, FileCategory>): Map<string, string[]> {
+  let held = testPairs.get(categories);
+  if (held === undefined) testPairs.set(categories, (held = pairTestsToSources(categories)));
+  return held;
+}
+
+function sharesOf(of: readonly string[], categories: ReadonlyMap<string, FileCategory>, priorities: Readonly<Record<FileCategory, number>>): PathValues {
+  const key = JSON.stringify(priorities);
+  const held = shares.get(of);
+  if (held?.categories === categories && held.key === key) return held.values;
+  const values = categoryShares(of, categories, priorities);
+  shares.set(of, { categories, key, values });
+  return values;
 }
 
 /** What a run's alignment found, shared by its files' scores for their explanations. */
