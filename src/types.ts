@@ -103,8 +103,11 @@ export interface SignalInput {
   git: GitFacts;
   /** Epoch ms of "now" from the injected clock. */
   nowMs: number;
-  /** Factors computed by signals earlier in the registry (e.g. dependency depth reads alignment). */
-  prior: Map<string, Partial<FactorScores>>;
+  /**
+   * The scores of the signals earlier in the registry, by factor (dependency depth reads
+   * alignment); a file a signal did not score is absent (its factor is neutral).
+   */
+  prior: ReadonlyMap<FactorName, ReadonlyMap<string, FactorScore>>;
   /** Category of every file, computed once. */
   categories: Map<string, FileCategory>;
   /**

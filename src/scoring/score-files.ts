@@ -151,27 +151,35 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
       });
     }
 
-    const prior = new Map<string, Partial<FactorScores>>(files.map((f) => [f.path, {}]));
+    // the scores of each signal that ran, by factor: what later signals read (SignalInput.prior)
+    const prior = new Map<FactorName, ReadonlyMap<string, FactorScore>>();
     // a one-shot run keeps its import graph for the next (a long-lived one keeps and updates it in `derived`)
     const graphCache = !options.longLived && config.summarization.caching.enabled ? importGraphCache(resolveCacheDir(options.root, config)) : undefined;
     keptGraph = graphCache;
     const input: SignalInput = { task, facts, files, git, nowMs: ctx.nowMs, prior, categories, derived, ...(graphCache ? { importGraphCache: graphCache } : {}) };
     const signalDeps: SignalDeps = embedder ? { embedder } : {};
-    // each file's factors so far, in file order (what `prior` maps each path to)
-    const priorOf = files.map((f) => prior.get(f.path) as Partial<FactorScores>);
     for (const [i, signal] of signals.entries()) {
       ctx.reporter.progress('scoring', i, signals.length);
-      const scores = await runSignal(signal, input, ctx, signalDeps);
-      // one neutral score for every file the signal did not score (scores are never changed once made)
-      let neutral: FactorScore | undefined;
-      for (let k = 0; k < files.length; k++) {
-        priorOf[k]![signal.name] = scores?.get(files[k]!.path) ?? (neutral ??= { raw: 0, score: NEUTRAL_FACTOR[signal.name], detail: 'not scored (neutral)' });
-      }
+      // a signal that failed scores no file
+      prior.set(signal.name, (await runSignal(signal, input, ctx, signalDeps)) ?? new Map());
     }
     ctx.reporter.progress('scoring', signals.length, signals.length);
 
+    // Each factor of every file, in file order: its signal's score, or neutral where it has none.
+    // One column per factor and one object literal per file: babel's 27k files are scored on every
+    // query of a warm index.
+    const column = (name: FactorName): FactorScore[] => {
+      const scores = prior.get(name);
+      const neutral: FactorScore = { raw: 0, score: NEUTRAL_FACTOR[name], detail: scores ? 'not scored (neutral)' : 'no signal registered (neutral)' };
+      return scores ? files.map((f) => scores.get(f.path) ?? neutral) : files.map(() => neutral);
+    };
+    const alignment = column('task_alignment');
+    const recency = column('recency');
+    const mentions = column('mention_density');
+    const depth = column('dependency_depth');
+    const fileType = column('file_type');
     const scored: ScoredFile[] = files.map((f, k) => {
-      const factors = completeFactors(priorOf[k]!);
+      const factors: FactorScores = { task_alignment: alignment[k]!, recency: recency[k]!, mention_density: mentions[k]!, dependency_depth: depth[k]!, file_type: fileType[k]! };
       return {
         path: f.path,
         category: categories.get(f.path) ?? 'documentation',
@@ -221,22 +229,18 @@ export function compareScored(a: Rankable, b: Rankable): number {
   );
 }
 
-/** Every factor of a file: its own, or neutral for one no signal scored (the same object when none is missing). */
-function completeFactors(partial: Partial<FactorScores>): FactorScores {
-  if (FACTOR_NAMES.every((name) => partial[name] !== undefined)) return partial as FactorScores;
-  const out = {} as FactorScores; // filled for every FACTOR_NAMES entry just below
-  for (const name of FACTOR_NAMES) out[name] = partial[name] ?? { raw: 0, score: NEUTRAL_FACTOR[name], detail: 'no signal registered (neutral)' };
-  return out;
-}
-
 async function runSignal(signal: Signal, input: SignalInput, ctx: RunContext, deps: SignalDeps): Promise<Map<string, FactorScore> | null> {
   try {
     const scores = await signal.score(input, ctx, deps);
-    for (const [path, factor] of scores) {
-      if (!Number.isFinite(factor.score) || factor.score < 0 || factor.score > 1) {
-        ctx.warnings.push(`${signal.name}: score ${factor.score} for ${path} is outside [0,1]; neutral value used`);
-        scores.set(path, { raw: factor.raw, score: NEUTRAL_FACTOR[signal.name], detail: 'invalid score (neutral)' });
-      }
+    const invalid: string[] = [];
+    scores.forEach((factor, path) => {
+      const score = factor.score;
+      if (!(score >= 0 && score <= 1)) invalid.push(path);
+    });
+    for (const path of invalid) {
+      const factor = scores.get(path) as FactorScore; // collected from `scores` just above
+      ctx.warnings.push(`${signal.name}: score ${factor.score} for ${path} is outside [0,1]; neutral value used`);
+      scores.set(path, { raw: factor.raw, score: NEUTRAL_FACTOR[signal.name], detail: 'invalid score (neutral)' });
     }
     return scores;
   } catch (error) {

@@ -36,7 +36,7 @@ export function signalInput(
     files,
     git: options.git ?? gitFacts(),
     nowMs: options.nowMs ?? Date.UTC(2026, 0, 15),
-    prior: options.prior ?? new Map(files.map((f) => [f.path, {}])),
+    prior: options.prior ?? new Map(),
     categories,
   };
 }

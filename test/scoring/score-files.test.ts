@@ -54,7 +54,7 @@ describe('score stage', () => {
     const reader: Signal = {
       name: 'dependency_depth',
       score: (input) => {
-        seen.push(input.prior.get('a.ts')?.task_alignment?.score ?? -1);
+        seen.push(input.prior.get('task_alignment')?.get('a.ts')?.score ?? -1);
         return new Map();
       },
     };

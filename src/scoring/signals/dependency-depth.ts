@@ -66,10 +66,9 @@ class DepthScore implements FactorScore {
 export function seedFiles(input: Parameters<Signal['score']>[0]): string[] {
   const seeds = new Set(input.facts.mentioned);
   const aligned: Array<[string, number]> = [];
-  for (const f of input.files) {
-    const a = input.prior.get(f.path)?.task_alignment?.score ?? 0;
-    if (a >= SEED_MIN_ALIGNMENT) aligned.push([f.path, a]);
-  }
+  input.prior.get('task_alignment')?.forEach(({ score }, path) => {
+    if (score >= SEED_MIN_ALIGNMENT) aligned.push([path, score]);
+  });
   aligned.sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1));
   // every full match (alignment 1) is a seed even past SEED_MAX: ties must not be cut by path order
   for (const [i, [p, a]] of aligned.entries()) if (i < SEED_MAX || a >= 1) seeds.add(p);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dependencyDepthSignal, seedFiles, SEED_MAX } from '../../../src/scoring/signals/dependency-depth.js';
-import type { FactorScores } from '../../../src/types.js';
+import type { SignalInput } from '../../../src/types.js';
 import { testContext } from '../../helpers/fakes.js';
 import { candidates, signalInput } from '../helpers.js';
 
@@ -15,8 +15,8 @@ const files = candidates({
   'docs.md': '# notes',
 });
 
-function priorWith(alignment: Record<string, number>): Map<string, Partial<FactorScores>> {
-  return new Map(files.map((f) => [f.path, { task_alignment: { raw: 0, score: alignment[f.path] ?? 0 } }]));
+function priorWith(alignment: Record<string, number>): SignalInput['prior'] {
+  return new Map([['task_alignment', new Map(files.map((f) => [f.path, { raw: 0, score: alignment[f.path] ?? 0 }]))]]);
 }
 
 describe('dependency_depth', () => {
