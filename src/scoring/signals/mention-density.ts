@@ -37,6 +37,10 @@ export const mentionDensitySignal: Signal = {
         add(counts, p, 'task', share);
       });
     }
+    // a task that @-mentions nothing scores the files as the last such task over the same files did
+    const untouched = counts.size === 0;
+    const held = untouched ? withoutTaskMentions.get(shared) : undefined;
+    if (held?.files === input.files) return held.scores;
     const out = new Map<string, FactorScore>();
     for (const f of input.files) {
       const c = counts.get(f.path) ?? shared.get(f.path) ?? { task: 0, artifact: 0, other: 0 };
@@ -44,9 +48,17 @@ export const mentionDensitySignal: Signal = {
       const score = MENTION_FLOOR + (1 - MENTION_FLOOR) * (1 - Math.exp(-w / MENTION_SATURATION_K));
       out.set(f.path, new MentionScore(round6(w), round6(score), c));
     }
+    if (untouched) withoutTaskMentions.set(shared, { files: input.files, scores: out });
     return out;
   },
 };
+
+/**
+ * The scores of a file set when the task @-mentions nothing (most tasks), per mention counts of
+ * the files (the same object while the files stay the same in a warm index): nothing in them
+ * depends on the task, and babel's 27k files are scored on every query.
+ */
+const withoutTaskMentions = new WeakMap<ReadonlyMap<string, MentionCounts>, { files: readonly CandidateFile[]; scores: Map<string, FactorScore> }>();
 
 /** A file's mention score; its explanation is written when read (the score stage makes one per file per run). */
 class MentionScore implements FactorScore {

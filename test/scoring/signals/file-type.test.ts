@@ -22,4 +22,16 @@ describe('file_type', () => {
     const result = await fileTypeSignal.score(signalInput(files), ctx, {});
     expect(result.get('package.json')?.score).toBe(0.1);
   });
+
+  it('scores the same files, categories and priorities once (a warm index asks on every query)', async () => {
+    const input = signalInput(files);
+    const first = await fileTypeSignal.score(input, testContext(), {});
+    expect(await fileTypeSignal.score({ ...input, task: 'another task' }, testContext(), {})).toBe(first);
+    const other = testContext();
+    other.config.relevance_scoring.factors.file_type.priorities.config = 0.2;
+    const reweighed = await fileTypeSignal.score(input, other, {});
+    expect(reweighed.get('package.json')?.score).toBe(0.2);
+    const more = candidates({ 'src/a.ts': '', 'src/b.ts': '' });
+    expect([...(await fileTypeSignal.score(signalInput(more), testContext(), {})).keys()]).toEqual(['src/a.ts', 'src/b.ts']);
+  });
 });

@@ -3,6 +3,7 @@ import { mentionDensitySignal, MENTION_FLOOR, MENTION_SATURATION_K, MENTION_WEIG
 import { findAtReferences, resolveReference, buildPathIndex } from '../../../src/scoring/references.js';
 import { testContext } from '../../helpers/fakes.js';
 import { candidates, signalInput } from '../helpers.js';
+import { createDerivedStore } from '../../../src/scoring/derived.js';
 
 const curve = (w: number) => MENTION_FLOOR + (1 - MENTION_FLOOR) * (1 - Math.exp(-w / MENTION_SATURATION_K));
 
@@ -41,6 +42,21 @@ describe('mention density', () => {
     const byTask = get('src/b/index.ts')?.score ?? 0;
     const byArtifact = get('src/unique-name.ts')?.score ?? 0;
     expect(byTask).toBeGreaterThan(byArtifact);
+  });
+
+  it('a warm index scores a task without @-mentions from what the files say, once per file set', async () => {
+    const derived = createDerivedStore().forFiles(files);
+    const run = async (task: string) => mentionDensitySignal.score({ ...signalInput(files, { task }), derived }, testContext(), {});
+    const first = await run('fix the token refresh');
+    expect(await run('another task')).toBe(first);
+    const mentioning = await run('look at @src/b/index.ts');
+    expect(mentioning).not.toBe(first);
+    expect(mentioning.get('src/b/index.ts')?.score).toBeGreaterThan(first.get('src/b/index.ts')?.score as number);
+    expect(await run('a third task')).toBe(first);
+    // the same paths scored anew: nothing in them mentions anything
+    const changed = candidates({ ...Object.fromEntries(files.map((f) => [f.path, ''])) });
+    const again = await mentionDensitySignal.score({ ...signalInput(changed, { task: 'another task' }), derived: createDerivedStore().forFiles(changed) }, testContext(), {});
+    expect(again.get('src/auth/token.ts')?.score).toBe(MENTION_FLOOR);
   });
 
   it('saturates below 1 and is monotone', () => {
