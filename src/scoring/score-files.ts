@@ -173,21 +173,27 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
       const neutral: FactorScore = { raw: 0, score: NEUTRAL_FACTOR[name], detail: scores ? 'not scored (neutral)' : 'no signal registered (neutral)' };
       return scores ? files.map((f) => scores.get(f.path) ?? neutral) : files.map(() => neutral);
     };
-    const alignment = column('task_alignment');
-    const recency = column('recency');
-    const mentions = column('mention_density');
-    const depth = column('dependency_depth');
-    const fileType = column('file_type');
-    const scored: ScoredFile[] = files.map((f, k) => {
-      const factors: FactorScores = { task_alignment: alignment[k]!, recency: recency[k]!, mention_density: mentions[k]!, dependency_depth: depth[k]!, file_type: fileType[k]! };
-      return {
-        path: f.path,
-        category: categories.get(f.path) ?? 'documentation',
-        factors,
-        relevance: composite(factors, config),
-        mentionedInTask: facts.mentioned.has(f.path),
-      };
-    });
+    const columns: FactorColumns = {
+      task_alignment: column('task_alignment'),
+      recency: column('recency'),
+      mention_density: column('mention_density'),
+      dependency_depth: column('dependency_depth'),
+      file_type: column('file_type'),
+    };
+    const relevance = relevances(columns, config);
+    const scored: ScoredFile[] = files.map((f, k) => ({
+      path: f.path,
+      category: categories.get(f.path) ?? 'documentation',
+      factors: {
+        task_alignment: columns.task_alignment[k]!,
+        recency: columns.recency[k]!,
+        mention_density: columns.mention_density[k]!,
+        dependency_depth: columns.dependency_depth[k]!,
+        file_type: columns.file_type[k]!,
+      },
+      relevance: relevance[k]!,
+      mentionedInTask: facts.mentioned.has(f.path),
+    }));
     scored.sort(compareScored);
     // the model loads while the caller is busy with this answer; a failure surfaces on its first embed()
     if (options.longLived && embedder?.load) embedder.load().catch(() => undefined);
@@ -202,10 +208,27 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
 
 /** relevance = sum over factors of weight * score, clamped to [0,1] and rounded for stable records. */
 export function composite(factors: FactorScores, config: Config): number {
+  const columns = Object.fromEntries(FACTOR_NAMES.map((name) => [name, [factors[name]]])) as Record<FactorName, FactorScore[]>;
+  return relevances(columns, config)[0] as number; // one file in every column
+}
+
+/** Each factor's score of every file, in the same file order. */
+export type FactorColumns = Readonly<Record<FactorName, readonly FactorScore[]>>;
+
+/**
+ * composite() for every file of the columns at once: the weighted sum in FACTOR_NAMES order (so
+ * a file's relevance is the same to the last bit), factor by factor instead of file by file.
+ */
+function relevances(columns: FactorColumns, config: Config): Float64Array {
   const weights = config.relevance_scoring.factors;
-  let total = 0;
-  for (const name of FACTOR_NAMES) total += weights[name].weight * factors[name].score;
-  return round6(Math.min(1, Math.max(0, total)));
+  const totals = new Float64Array(columns[FACTOR_NAMES[0]].length);
+  for (const name of FACTOR_NAMES) {
+    const weight = weights[name].weight;
+    const column = columns[name];
+    for (let k = 0; k < totals.length; k++) totals[k]! += weight * column[k]!.score;
+  }
+  for (let k = 0; k < totals.length; k++) totals[k] = round6(Math.min(1, Math.max(0, totals[k]!)));
+  return totals;
 }
 
 /** What the ranking order reads of a scored file; `factors` absent counts as no evidence. */
