@@ -118,6 +118,11 @@ export interface SignalInput {
   derived?: Derive;
   /** Where a one-shot run keeps its import graph for the next run over the same files (absent: build it). */
   importGraphCache?: ImportGraphCache;
+  /**
+   * The stage answers query after query (a warm index): a signal may build in `derived` what only
+   * pays off over several queries (BM25's inverted index). Absent: one run.
+   */
+  longLived?: boolean;
 }
 
 /** A scoring signal: one file in src/scoring/signals registers one factor. */

@@ -1,6 +1,6 @@
 import type { CandidateFile, FileCategory, SignalInput } from '../types.js';
 import { readFact } from '../facts/fact-kind.js';
-import { scoreBm25, termsFactKind, type Bm25Document } from './bm25.js';
+import { buildBm25Index, scoreBm25, termsFactKind, updateBm25Index, type Bm25Document, type Bm25Index } from './bm25.js';
 import { pathTerms } from './terms.js';
 import { clamp01 } from './numbers.js';
 import { NO_CHANGES, type FileChanges } from './derived.js';
@@ -56,11 +56,13 @@ export interface KeywordAlignment {
 
 /**
  * `query`: the task text, or its terms (TaskFacts.terms). `derived` (SignalInput.derived) keeps
- * the documents (terms facts and path terms) for as long as the file set stays the same.
+ * the documents (terms facts and path terms) for as long as the file set stays the same, and with
+ * `indexed` (SignalInput.longLived) their inverted index, updated from the files that changed.
  */
-export function keywordAlignment(query: string | readonly string[], files: CandidateFile[], derived?: SignalInput['derived']): KeywordAlignment {
+export function keywordAlignment(query: string | readonly string[], files: CandidateFile[], derived?: SignalInput['derived'], indexed = false): KeywordAlignment {
   const docs = derived ? derived('bm25-documents', () => bm25Documents(files), (previous: Bm25Document[], changes) => bm25Documents(files, previous, changes)) : bm25Documents(files);
-  const { scores: raw, queryTerms, idealScore } = scoreBm25(docs, query);
+  const searched = derived && indexed ? derived('bm25-index', () => buildBm25Index(docs), (previous: Bm25Index) => updateBm25Index(previous, docs)) : docs;
+  const { scores: raw, queryTerms, idealScore } = scoreBm25(searched, query);
   let best = 0;
   for (const s of raw.values()) best = Math.max(best, s);
   const denominator = Math.max(best, KEYWORD_FLOOR_FRACTION * idealScore);

@@ -112,42 +112,44 @@ const AVG_CHARS_PER_TERM = 7;
 /** Content beyond this many characters is not indexed (huge generated files, minified blobs). */
 export const MAX_INDEXED_CHARS = 400_000;
 
-/** `query` is a text, or its terms already extracted by `queryTerms` (a run's TaskFacts.terms). */
-export function scoreBm25(docs: Bm25Document[], query: string | readonly string[], options: Bm25Options = {}): Bm25Result {
+/**
+ * `query` is a text, or its terms already extracted by `queryTerms` (a run's TaskFacts.terms).
+ * `docs` are the documents, or an index of them (buildBm25Index): the scores are the same to the
+ * last bit, and come in the order of the documents either way.
+ */
+export function scoreBm25(docs: readonly Bm25Document[] | Bm25Index, query: string | readonly string[], options: Bm25Options = {}): Bm25Result {
   const { k1, b, pathWeight } = { ...DEFAULTS, ...options };
+  const index = isIndex(docs) ? docs : null;
+  const documents = index ? index.docs : (docs as readonly Bm25Document[]);
+  if (index && index.pathWeight !== pathWeight) throw new Error(`a BM25 index made with path weight ${index.pathWeight} cannot score with ${pathWeight}`);
   const queryTerms = typeof query === 'string' ? queryTermsOf(query) : [...query];
   const scores = new Map<string, number>();
-  if (queryTerms.length === 0 || docs.length === 0) return { scores, queryTerms, idealScore: 0 };
+  if (queryTerms.length === 0 || documents.length === 0) return { scores, queryTerms, idealScore: 0 };
 
   // Per document, the counts of the query terms it holds, in the order they were found (its
   // content's in query order, then its path's), which is the order its score sums them in.
   // Flat arrays: babel's 27k documents are scored on every query of a warm index.
   const terms = [...new Set(queryTerms)];
   const slotOf = new Map(terms.map((term, i) => [term, i]));
-  const needles = terms.map(needleOf);
   const tf = new Int32Array(terms.length);
   const order = new Int32Array(terms.length);
   const df = new Int32Array(terms.length);
   const matched: Array<{ path: string; length: number; slots: Int32Array; counts: Int32Array }> = [];
-  let totalLength = 0;
-  for (const doc of docs) {
-    const fact = doc.terms ?? termsFact(doc.content ?? '');
+  /** One document, given the count of each query term in its content. */
+  const visit = (doc: Bm25Document, length: number, contentCount: (q: number) => number) => {
     let found = 0;
     for (let q = 0; q < terms.length; q++) {
-      const count = countOf(fact.text, needles[q]!);
+      const count = contentCount(q);
       tf[q] = count;
       if (count > 0) order[found++] = q;
     }
-    const path = doc.pathTerms ?? pathTerms(doc.path);
-    for (const term of path) {
+    for (const term of doc.pathTerms ?? pathTerms(doc.path)) {
       const q = slotOf.get(term);
       if (q === undefined) continue;
       if (tf[q] === 0) order[found++] = q;
       tf[q]! += pathWeight;
     }
-    const length = fact.length + path.length * pathWeight;
-    totalLength += length;
-    if (found === 0) continue;
+    if (found === 0) return;
     const slots = order.slice(0, found);
     const counts = new Int32Array(found);
     for (let k = 0; k < found; k++) {
@@ -155,8 +157,21 @@ export function scoreBm25(docs: Bm25Document[], query: string | readonly string[
       df[slots[k]!]!++;
     }
     matched.push({ path: doc.path, length, slots, counts });
+  };
+  let totalLength = 0;
+  if (index) {
+    totalLength = index.totalLength;
+    for (const { position, counts } of index.lookup(terms)) visit(documents[position]!, index.lengths[position]!, (q) => counts[q]!);
+  } else {
+    const needles = terms.map(needleOf);
+    for (const doc of documents) {
+      const fact = doc.terms ?? termsFact(doc.content ?? '');
+      const length = documentLength(doc, fact, pathWeight);
+      totalLength += length;
+      visit(doc, length, (q) => countOf(fact.text, needles[q]!));
+    }
   }
-  const n = docs.length;
+  const n = documents.length;
   const avgLength = totalLength / n || 1;
   const idf = Array.from(df, (d) => Math.log(1 + (n - d + 0.5) / (d + 0.5)));
   for (const { path, length, slots, counts } of matched) {
@@ -177,3 +192,160 @@ export function scoreBm25(docs: Bm25Document[], query: string | readonly string[
   return { scores, queryTerms, idealScore };
 }
 
+/** A document's BM25 length: its content's, plus its path terms at the path weight. */
+function documentLength(doc: Bm25Document, fact: TermsFact, pathWeight: number): number {
+  return fact.length + (doc.pathTerms ?? pathTerms(doc.path)).length * pathWeight;
+}
+
+/**
+ * An inverted index of BM25 documents, for a process that scores the same documents for many
+ * queries (a warm index): a query reads the postings of its terms instead of every document's
+ * terms. buildBm25Index makes one; updateBm25Index brings it to a changed document set from the
+ * documents that came and went, without changing the index it starts from (a query may still hold
+ * that one).
+ */
+export interface Bm25Index {
+  readonly docs: readonly Bm25Document[];
+  /** Each document's BM25 length, in the order of `docs`. */
+  readonly lengths: Float64Array;
+  readonly totalLength: number;
+  readonly pathWeight: number;
+  /** The documents holding any of `terms` (in content or path), in the order of `docs`, with each term's count in the content. */
+  lookup(terms: readonly string[]): Array<{ position: number; counts: Int32Array }>;
+}
+
+interface IndexState {
+  docs: readonly Bm25Document[];
+  /** Each document's id in the postings. */
+  ids: Map<Bm25Document, number>;
+  nextId: number;
+  /** Content term -> [id, count, id, count, ...]. */
+  content: Map<string, number[]>;
+  /** Path term -> ids of the documents whose path holds it (once each). */
+  path: Map<string, number[]>;
+  /** Each document's BM25 length, by id. */
+  lengthOf: number[];
+  totalLength: number;
+  pathWeight: number;
+}
+
+const INDEX = Symbol('bm25-index');
+
+function isIndex(docs: readonly Bm25Document[] | Bm25Index): docs is Bm25Index {
+  return INDEX in docs;
+}
+
+/** An index of `docs` (scoreBm25 takes it in their place). */
+export function buildBm25Index(docs: readonly Bm25Document[], pathWeight: number = DEFAULTS.pathWeight): Bm25Index {
+  const state: IndexState = { docs, ids: new Map(), nextId: 0, content: new Map(), path: new Map(), lengthOf: [], totalLength: 0, pathWeight };
+  const own = { content: new Set<string>(), path: new Set<string>() };
+  for (const doc of docs) addDocument(state, doc, own, true);
+  return indexOver(state);
+}
+
+/**
+ * The index of `docs` from the index of an earlier document set: documents are matched by
+ * identity (bm25Documents hands an unchanged file's document on), so only those that left or
+ * came are read. When more documents than `rebuildShare` of the set came or went, it is built anew.
+ */
+export function updateBm25Index(previous: Bm25Index, docs: readonly Bm25Document[], rebuildShare = 0.25): Bm25Index {
+  const before = (previous as Bm25Index & { [INDEX]: IndexState })[INDEX];
+  if (before.docs === docs) return previous;
+  const now = new Set(docs);
+  const removed = before.docs.filter((doc) => !now.has(doc));
+  const added = docs.filter((doc) => !before.ids.has(doc));
+  if (removed.length + added.length > rebuildShare * docs.length) return buildBm25Index(docs, before.pathWeight);
+  const state: IndexState = { ...before, docs, ids: new Map(before.ids), content: new Map(before.content), path: new Map(before.path), lengthOf: before.lengthOf.slice() };
+  // the posting lists this update has copied (the earlier index keeps its own)
+  const own = { content: new Set<string>(), path: new Set<string>() };
+  for (const doc of removed) removeDocument(state, doc, own);
+  for (const doc of added) addDocument(state, doc, own, false);
+  return indexOver(state);
+}
+
+function addDocument(state: IndexState, doc: Bm25Document, own: { content: Set<string>; path: Set<string> }, fresh: boolean): void {
+  const id = state.nextId++;
+  state.ids.set(doc, id);
+  const fact = doc.terms ?? termsFact(doc.content ?? '');
+  state.lengthOf[id] = documentLength(doc, fact, state.pathWeight);
+  state.totalLength += state.lengthOf[id]!;
+  forEachTerm(fact, (term, count) => postingList(state.content, term, own.content, fresh).push(id, count));
+  for (const term of new Set(doc.pathTerms ?? pathTerms(doc.path))) postingList(state.path, term, own.path, fresh).push(id);
+}
+
+function removeDocument(state: IndexState, doc: Bm25Document, own: { content: Set<string>; path: Set<string> }): void {
+  const id = state.ids.get(doc) as number; // `doc` is one of the earlier set's documents
+  state.ids.delete(doc);
+  const fact = doc.terms ?? termsFact(doc.content ?? '');
+  state.totalLength -= state.lengthOf[id]!;
+  forEachTerm(fact, (term) => {
+    const list = postingList(state.content, term, own.content, false);
+    const at = list.findIndex((value, i) => i % 2 === 0 && value === id);
+    if (at >= 0) list.splice(at, 2);
+    if (list.length === 0) state.content.delete(term);
+  });
+  for (const term of new Set(doc.pathTerms ?? pathTerms(doc.path))) {
+    const list = postingList(state.path, term, own.path, false);
+    const at = list.indexOf(id);
+    if (at >= 0) list.splice(at, 1);
+    if (list.length === 0) state.path.delete(term);
+  }
+}
+
+/** A term's posting list that this build or update may change: copied from the earlier index the first time. */
+function postingList(lists: Map<string, number[]>, term: string, own: Set<string>, fresh: boolean): number[] {
+  let list = lists.get(term);
+  if (list === undefined) {
+    lists.set(term, (list = []));
+    own.add(term);
+  } else if (!fresh && !own.has(term)) {
+    lists.set(term, (list = list.slice()));
+    own.add(term);
+  }
+  return list;
+}
+
+/** Each term of a terms fact with its count. */
+function forEachTerm(fact: TermsFact, visit: (term: string, count: number) => void): void {
+  const text = fact.text;
+  for (let i = 1; i < text.length; ) {
+    const tab = text.indexOf('\t', i);
+    let count = 0;
+    let j = tab + 1;
+    for (let c = text.charCodeAt(j); c >= 48 && c <= 57; c = text.charCodeAt(++j)) count = count * 10 + (c - 48);
+    visit(text.slice(i, tab), count);
+    i = j + 1;
+  }
+}
+
+function indexOver(state: IndexState): Bm25Index {
+  const { docs, ids, content, path } = state;
+  const positions = new Int32Array(state.nextId).fill(-1);
+  const lengths = new Float64Array(docs.length);
+  docs.forEach((doc, i) => {
+    const id = ids.get(doc) as number; // every document of the set has one
+    positions[id] = i;
+    lengths[i] = state.lengthOf[id]!;
+  });
+  return {
+    [INDEX]: state,
+    docs,
+    lengths,
+    totalLength: state.totalLength,
+    pathWeight: state.pathWeight,
+    lookup(terms) {
+      const rows = new Map<number, Int32Array>();
+      const rowOf = (id: number) => {
+        let row = rows.get(id);
+        if (row === undefined) rows.set(id, (row = new Int32Array(terms.length)));
+        return row;
+      };
+      terms.forEach((term, q) => {
+        const list = content.get(term) ?? [];
+        for (let i = 0; i < list.length; i += 2) rowOf(list[i]!)[q] = list[i + 1]!;
+        for (const id of path.get(term) ?? []) rowOf(id);
+      });
+      return [...rows].map(([id, counts]) => ({ position: positions[id]!, counts })).sort((a, b) => a.position - b.position);
+    },
+  } as Bm25Index;
+}

@@ -156,7 +156,7 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     // a one-shot run keeps its import graph for the next (a long-lived one keeps and updates it in `derived`)
     const graphCache = !options.longLived && config.summarization.caching.enabled ? importGraphCache(resolveCacheDir(options.root, config)) : undefined;
     keptGraph = graphCache;
-    const input: SignalInput = { task, facts, files, git, nowMs: ctx.nowMs, prior, categories, derived, ...(graphCache ? { importGraphCache: graphCache } : {}) };
+    const input: SignalInput = { task, facts, files, git, nowMs: ctx.nowMs, prior, categories, derived, ...(graphCache ? { importGraphCache: graphCache } : {}), ...(options.longLived ? { longLived: true } : {}) };
     const signalDeps: SignalDeps = embedder ? { embedder } : {};
     for (const [i, signal] of signals.entries()) {
       ctx.reporter.progress('scoring', i, signals.length);

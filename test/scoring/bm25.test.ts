@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { scoreBm25, termCount, termsFact, type Bm25Document } from '../../src/scoring/bm25.js';
+import { buildBm25Index, scoreBm25, termCount, termsFact, updateBm25Index, type Bm25Document } from '../../src/scoring/bm25.js';
 import { pathTerms, queryTerms } from '../../src/scoring/terms.js';
 
 const docs = [
@@ -104,5 +104,59 @@ describe('scoreBm25', () => {
   it('returns nothing for an empty query or corpus', () => {
     expect(scoreBm25(docs, 'the of and').scores.size).toBe(0);
     expect(scoreBm25([], 'retry').scores.size).toBe(0);
+  });
+});
+
+describe('the BM25 index (property)', () => {
+  const word = fc.constantFrom('retry', 'loop', 'client', 'http', 'parse', 'token', 'budget', 'retryLoop', 'HTTPClient', 'the', 'sass', 'import');
+  const docArb = fc.record({ dir: word, name: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'), words: fc.array(word, { maxLength: 40 }) });
+  const asDoc = (r: { dir: string; name: string; words: string[] }, terms: boolean): Bm25Document => {
+    const path = `src/${r.dir}/${r.name}.ts`;
+    const content = r.words.join(' ');
+    return terms ? { path, terms: termsFact(content), pathTerms: pathTerms(path) } : { path, content };
+  };
+  /** A document set: distinct paths, in path order (as bm25Documents gives them). */
+  const setOf = (rows: Array<{ dir: string; name: string; words: string[] }>, terms: boolean, kept: readonly Bm25Document[] = []): Bm25Document[] => {
+    const byPath = new Map(kept.map((d) => [d.path, d]));
+    for (const r of rows) byPath.set(`src/${r.dir}/${r.name}.ts`, asDoc(r, terms));
+    return [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
+  };
+
+  it('scores as the scan does, bit for bit and in document order, after any sequence of updates', () => {
+    fc.assert(
+      fc.property(
+        fc.array(docArb, { minLength: 1, maxLength: 20 }),
+        fc.array(fc.record({ put: fc.array(docArb, { maxLength: 4 }), drop: fc.array(fc.nat(), { maxLength: 3 }), asked: fc.array(word, { minLength: 1, maxLength: 5 }) }), { maxLength: 6 }),
+        fc.boolean(),
+        (start, steps, terms) => {
+          let docs = setOf(start, terms);
+          let index = buildBm25Index(docs);
+          for (const { put, drop, asked } of steps) {
+            // an unchanged document is the same object (its file did not change); a put one is new
+            const dropped = new Set(drop.map((i) => docs[i % docs.length]?.path));
+            docs = setOf(put, terms, docs.filter((d) => !dropped.has(d.path)));
+            const earlier = index;
+            const earlierScores = docs.length > 0 ? scoreBm25(earlier, asked.join(' ')).scores : null;
+            index = updateBm25Index(index, docs, Number.POSITIVE_INFINITY);
+            const query = queryTerms(asked.join(' '));
+            expect([...scoreBm25(index, query).scores]).toEqual([...scoreBm25(docs, query).scores]);
+            expect(scoreBm25(index, query).idealScore).toBe(scoreBm25(docs, query).idealScore);
+            expect(index.totalLength).toBe(buildBm25Index(docs).totalLength);
+            // the earlier index still answers for its own documents
+            if (earlierScores) expect([...scoreBm25(earlier, asked.join(' ')).scores]).toEqual([...earlierScores]);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('builds anew past the rebuild share and refuses a path weight it was not made with', () => {
+    const docs = [{ path: 'a.ts', content: 'retry' }, { path: 'b.ts', content: 'loop' }];
+    const index = buildBm25Index(docs);
+    expect(updateBm25Index(index, docs)).toBe(index);
+    const next = [docs[0]!, { path: 'c.ts', content: 'retry loop' }];
+    expect([...scoreBm25(updateBm25Index(index, next, 0), 'retry').scores]).toEqual([...scoreBm25(next, 'retry').scores]);
+    expect(() => scoreBm25(index, 'retry', { pathWeight: 1 })).toThrow(/path weight 3/);
   });
 });

@@ -235,7 +235,8 @@ describe('a long-lived score stage after edits', () => {
     await fc.assert(
       fc.asyncProperty(startArb, fc.array(fc.tuple(fc.array(opArb, { minLength: 1, maxLength: 3 }), fc.boolean(), fc.constantFrom(...TASKS)), { maxLength: 8 }), async (start, steps) => {
         const warmSeen = new Map<string, unknown>();
-        const warm = createScoreStage({ root: '/repo', config }, { signals: recording(warmSeen) });
+        // long-lived: its BM25 scores come from the inverted index, the fresh stage's from a scan
+        const warm = createScoreStage({ root: '/repo', config, longLived: true }, { signals: recording(warmSeen) });
         const tree = new Map(Object.entries(start).map(([p, v]) => [p, contentOf(p, v)]));
         let files = filesOf(tree, [], true);
         await warm({ task: TASKS[0] as string, collected: collected(files) }, testContext({ config }));
@@ -249,7 +250,8 @@ describe('a long-lived score stage after edits', () => {
           const want = await createScoreStage({ root: '/repo', config }, { signals: recording(coldSeen) })({ task, collected: collected(files) }, coldCtx);
           expect({ ...got, files: plainScores(got.files) }).toEqual({ ...want, files: plainScores(want.files) });
           expect(warmCtx.warnings).toEqual(coldCtx.warnings);
-          expect([...warmSeen.keys()].sort()).toEqual(['bm25-documents', 'categories', 'import-graph', 'mention-counts']);
+          expect([...warmSeen.keys()].sort()).toEqual(['bm25-documents', 'bm25-index', 'categories', 'import-graph', 'mention-counts']);
+          warmSeen.delete('bm25-index');
           expect(warmSeen).toEqual(coldSeen);
         }
       }),
@@ -258,7 +260,7 @@ describe('a long-lived score stage after edits', () => {
   });
 
   it('scores with the default registry as a fresh stage does', async () => {
-    const warm = createScoreStage({ root: '/repo', config });
+    const warm = createScoreStage({ root: '/repo', config, longLived: true });
     const tree = new Map(PATHS.map((p, i) => [p, contentOf(p, i)]));
     let files = filesOf(tree, [], true);
     for (const op of [{ kind: 'set', path: 'README.md', variant: 1 }, { kind: 'delete', path: 'src/b.ts' }, { kind: 'rename', from: 'lib/d.ts', to: 'src/b.ts' }] as Op[]) {

@@ -45,7 +45,7 @@ export function createTaskAlignmentSignal(options: TaskAlignmentOptions = {}): S
       const method = ctx.config.relevance_scoring.scoring_method;
       const paths = pathsOf(input.files);
       const positions = positionsIn(paths);
-      const keyword = keywordAlignment(input.facts.terms, input.files, input.derived);
+      const keyword = keywordAlignment(input.facts.terms, input.files, input.derived, input.longLived === true);
       let semanticRaw: Map<string, number> | null = null;
       if (method !== 'keyword') semanticRaw = await runSemantic(options, input, ctx);
       const semantic = semanticRaw ? calibrateSemantic(semanticRaw, paths) : null;
