@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { createCollectStage } from '../../src/collect/collect-files.js';
-import { createRepoIndex, type RepoIndex } from '../../src/repo-index/repo-index.js';
+import { BATCHED_SAVE_PIECES, batchedSaves, createRepoIndex, type RepoIndex } from '../../src/repo-index/repo-index.js';
 import { openPieceCounts, pieceCountsPath } from '../../src/tokenize/piece-counts.js';
 import { createTreeWatch, MAX_CHANGED_ENTRIES, type TreeWatch } from '../../src/repo-index/tree-watch.js';
 import type { CollectResult } from '../../src/types.js';
@@ -196,21 +196,49 @@ describe('tree watch: the entries that changed', () => {
 });
 
 describe('warm index: the tokenizer remembers what every query counted', () => {
-  it("a second query's new pieces are saved to the piece-count file, which the index opened once", async () => {
+  it('saves remembered pieces once a batch is waiting, and the rest when flushed', async () => {
+    const dir = makeTempDir('aiwg-batched-pieces-');
+    try {
+      const path = pieceCountsPath(dir.root, 'o200k');
+      const store = batchedSaves(await openPieceCounts(path));
+      const piece = (i: number) => `  piece number ${i}\n`;
+      for (let i = 0; i < BATCHED_SAVE_PIECES - 1; i++) store.set(piece(i), 5);
+      await store.save();
+      expect((await openPieceCounts(path)).remembered).toBe(0);
+      store.set(piece(BATCHED_SAVE_PIECES - 1), 5);
+      await store.save();
+      expect((await openPieceCounts(path)).remembered).toBe(BATCHED_SAVE_PIECES);
+      store.set(piece(BATCHED_SAVE_PIECES), 6);
+      await store.save();
+      expect((await openPieceCounts(path)).remembered).toBe(BATCHED_SAVE_PIECES);
+      await store.flush();
+      expect((await openPieceCounts(path)).get(piece(BATCHED_SAVE_PIECES))).toBe(6);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it("a second query's new pieces are saved to the piece-count file, which the index opened once, in a batch or when it closes", async () => {
     const repo = makeFixtureRepo([{ date: '2026-01-05T10:00:00Z', files: SOURCES }]);
     const caches = makeTempDir('aiwg-index-pieces-');
     const config = ConfigSchema.parse({ relevance_scoring: { scoring_method: 'keyword' }, tokenizer: 'o200k', cache: { dir: caches.root } });
     const index = createRepoIndex({ root: repo.root, config });
     try {
       await index.query({ task: 'fix the retry backoff' });
-      const remembered = async () => (await openPieceCounts(pieceCountsPath(caches.root, 'o200k'))).remembered;
-      const afterFirst = await remembered();
-      expect(afterFirst).toBeGreaterThan(0);
+      const stored = () => openPieceCounts(pieceCountsPath(caches.root, 'o200k'));
+      // fewer new pieces than a batch: they wait in memory (the next query counts them from there)
+      expect((await stored()).remembered).toBe(0);
       // a new file and a new task: pieces no query counted before
       const lines = Array.from({ length: 40 }, (_, i) => `  const bracket${i} = Math.round(income * 0.${2137 + i}); // bracket ${i} of the quarterly estimate\n`);
       writeFileSync(join(repo.root, 'src/billing/tax.ts'), `export function quarterlyTaxEstimate(income: number) {\n${lines.join('')}  return income;\n}\n`);
-      await index.query({ task: 'estimate the quarterly tax of an invoice with unusual rounding' });
-      expect(await remembered()).toBeGreaterThan(afterFirst);
+      const second = await index.query({ task: 'estimate the quarterly tax of an invoice with unusual rounding' });
+      expect(second.rendered).toContain(lines[7]);
+      expect((await stored()).remembered).toBe(0);
+      await index.close();
+      // closing writes what both queries counted, the new file's lines among it
+      const after = await stored();
+      expect(after.remembered).toBeGreaterThan(0);
+      expect(after.get(lines[7] as string)).toBeGreaterThan(0);
     } finally {
       await index.close();
       repo.cleanup();
