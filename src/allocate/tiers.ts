@@ -58,7 +58,8 @@ export function assignTiers(scored: readonly ScoredFile[], config: Config): Tier
   // the other factors even for unrelated files): the task's own best match sets the scale, the
   // absolute thresholds stay a floor, and a file without any alignment is never lifted.
   const alignment = (f: ScoredFile) => f.factors.task_alignment.score;
-  const best = Math.max(0, ...ranked.filter((f) => !f.mentionedInTask).map(alignment));
+  let best = 0;
+  for (const f of ranked) if (!f.mentionedInTask) best = Math.max(best, alignment(f));
   const rel = relative.enabled && best > 0 ? relative : null;
   let rank = 0;
   // the reason of an excluded file depends only on its relevance to two decimals: written once per value (babel excludes ~26k files a run)

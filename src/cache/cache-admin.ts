@@ -8,6 +8,7 @@ import { OUTLINE_BLOCKS_MAGIC } from '../summarize/syntax/block-store.js';
 import { IMPORT_GRAPH_MAGIC } from '../scoring/import-graph/graph-cache.js';
 import { PIECE_COUNTS_MAGIC } from '../tokenize/piece-counts.js';
 import { BPE_TABLE_MAGIC } from '../tokenize/bpe-table.js';
+import { maxOf, minOf } from '../util/extremes.js';
 
 /** Temp files of a writer that died are removed by prune once this old. */
 export const STALE_TEMP_MS = 60 * 60 * 1000;
@@ -73,8 +74,8 @@ function statsOf(name: string, dir: string, exists: boolean, counted: readonly C
     exists,
     entries: counted.length,
     bytes: counted.reduce((sum, f) => sum + f.bytes, 0),
-    oldestMs: times.length > 0 ? Math.min(...times) : null,
-    newestMs: times.length > 0 ? Math.max(...times) : null,
+    oldestMs: times.length > 0 ? minOf(times) : null,
+    newestMs: times.length > 0 ? maxOf(times) : null,
   };
 }
 

@@ -4,6 +4,7 @@ import { LEVELS, TIER_NAMES, type Level, type TierName } from '../config/schema.
 import { displayWidth, padEndDisplay, padStartDisplay } from '../util/text-width.js';
 import { NO_COLORS, type Colors } from '../util/color.js';
 import { BUDGET_DROP_REASON } from '../record/report.js';
+import { maxOf } from '../util/extremes.js';
 
 const RULE = '='.repeat(80);
 const TIER_TITLES: Record<TierName, string> = {
@@ -68,7 +69,8 @@ export function renderAllocationReport(record: BudgetRecord, options: Allocation
   if (options.showExcluded && record.excluded.length > 0) {
     out.push('', 'EXCLUDED:');
     const rows = record.excluded.map((e) => [e.path, e.relevance_score === null ? '-' : e.relevance_score.toFixed(2), e.reason]);
-    out.push(...renderTable(rows, { header: ['File', 'Relevance', 'Reason'], maxRows: Infinity }));
+    // one by one: a spread of every excluded file's line overflows the stack past ~120k of them
+    for (const line of renderTable(rows, { header: ['File', 'Relevance', 'Reason'], maxRows: Infinity })) out.push(line);
   }
   out.push('', `Run ${record.run_id} (${record.timings_ms.total ?? 0} ms)`);
   return `${out.join('\n')}\n`;
@@ -160,7 +162,7 @@ function renderTable(rows: string[][], options: TableOptions = {}): string[] {
   const { header = ['File', 'Level', 'Tokens', 'Relevance'], maxRows = MAX_ROWS, colorCell } = options;
   const shown = rows.slice(0, maxRows);
   const all = [header, ...shown];
-  const widths = header.map((_, col) => Math.max(...all.map((row) => displayWidth(row[col] ?? ''))));
+  const widths = header.map((_, col) => maxOf(all.map((row) => displayWidth(row[col] ?? ''))));
   const leftAligned = (col: number) => col === 0 || (col === header.length - 1 && header[col] === 'Reason');
   const line = (row: string[], isHeader: boolean) =>
     `│ ${row

@@ -172,7 +172,8 @@ export function createCollectStage(ports: Partial<CollectPorts> & CollectStageOp
     } else {
       warnings.push(warning ?? 'not a git repository: recency and history signals are off');
       const walked = await walkTree(fs, rootReal, filter);
-      excluded.push(...walked.excluded);
+      // one by one: a spread of every excluded path overflows the stack past ~120k of them
+      for (const entry of walked.excluded) excluded.push(entry);
       warnings.push(...walked.warnings);
       listed = dropExcludedByPath(walked.paths, filter, excluded);
       facts = Promise.resolve({ isRepo: false, lastCommitMs: new Map(), dirty: new Set() });

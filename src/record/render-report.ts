@@ -1,6 +1,7 @@
 import { TIER_NAMES } from '../config/schema.js';
 import { fmt, pct, type ContextReport } from './report.js';
 import { displayWidth, padEndDisplay, padStartDisplay } from '../util/text-width.js';
+import { maxOf } from '../util/extremes.js';
 
 /** Runs listed in the human report (newest); `--json` carries them all. */
 const RUNS_SHOWN = 20;
@@ -51,7 +52,7 @@ export function renderReport(report: ContextReport, options: { recordsDir: strin
 /** Columns padded to their widest cell; `align` is one `l` or `r` per column. */
 export function alignTable(header: string[], rows: string[][], align: string): string[] {
   const all = [header, ...rows];
-  const widths = header.map((_, col) => Math.max(...all.map((row) => displayWidth(row[col] ?? ''))));
+  const widths = header.map((_, col) => maxOf(all.map((row) => displayWidth(row[col] ?? ''))));
   const line = (row: string[]) =>
     `  ${row
       .map((cell, col) => (align[col] === 'r' ? padStartDisplay(cell, widths[col] ?? 0) : padEndDisplay(cell, widths[col] ?? 0)))

@@ -2,6 +2,7 @@ import { formatCount as fmt } from '../util/format.js';
 export { fmt };
 import { LEVELS, TIER_NAMES, type Level, type TierName } from '../config/schema.js';
 import type { BudgetRecord } from './record-schema.js';
+import { maxOf, minOf } from '../util/extremes.js';
 
 /**
  * `aiwg context-report`: what the recorded runs say about the budget. Spec 000 keeps its
@@ -106,7 +107,7 @@ export function buildReport(records: readonly BudgetRecord[]): ContextReport {
       utilization:
         utilizations.length === 0
           ? null
-          : { mean: round(utilizations.reduce((a, b) => a + b, 0) / utilizations.length), min: Math.min(...utilizations), max: Math.max(...utilizations) },
+          : { mean: round(utilizations.reduce((a, b) => a + b, 0) / utilizations.length), min: minOf(utilizations), max: maxOf(utilizations) },
     },
     files: fileTrends(sorted),
     advice: advise(sorted, runs),
@@ -197,7 +198,7 @@ function advise(records: readonly BudgetRecord[], runs: readonly RunReport[]): A
     });
   }
   if (low * 2 > n) {
-    const largest = Math.max(...runs.map((r) => r.rendered_tokens));
+    const largest = maxOf(runs.map((r) => r.rendered_tokens));
     const suggested = roundUp(largest / TARGET_UTILIZATION + reserves);
     const lower = suggested < latest.total_budget ? `lower --max-tokens (budget_config.total_budget.max_tokens) to about ${fmt(suggested)}` : 'lower --max-tokens';
     advice.push({

@@ -13,6 +13,13 @@ config.relevance_scoring.thresholds.relative.enabled = false;
 const relativeConfig = defaultConfig();
 
 describe('assignTiers', () => {
+  it('tiers a monorepo of 200,000 files (no spread of every file into one call)', () => {
+    const files = Array.from({ length: 200_000 }, (_, i) => scored(`pkg/${i}.ts`, i === 7 ? 0.9 : 0.1, { alignment: i === 7 ? 1 : 0.001 }));
+    const tiering = assignTiers(files, relativeConfig);
+    expect(tiering.tiers.primary.map((f) => f.file.path)).toEqual(['pkg/7.ts']);
+    expect(tiering.excluded).toHaveLength(199_999 - tiering.tiers.reference.length - tiering.tiers.supporting.length);
+  });
+
   it.each([
     [0.95, 'primary'],
     [0.7, 'primary'],
