@@ -2,6 +2,7 @@ import { UsageError } from '../errors.js';
 import { taskIdentifiers } from './definitions.js';
 import { buildPathIndex, findAtReferences, findPathLikeWords, resolveReference, resolveFramePath, type PathIndex, type Resolution } from './references.js';
 import { queryTerms } from './terms.js';
+import { weakMemo } from '../util/weak-memo.js';
 
 /**
  * What one task says, read once per run against the run's candidate paths and handed to every
@@ -56,18 +57,11 @@ function isPathIndex(paths: Iterable<string> | PathIndex): paths is PathIndex {
   return typeof paths === 'object' && 'byBasename' in paths;
 }
 
-/** The path index of each collected file list, while the list is alive: a warm index's queries over an unchanged tree share one. */
-const indexes = new WeakMap<readonly { path: string }[], PathIndex>();
-
 /**
  * The path index of a run's candidates, made once per file list (a warm index hands the same
  * list to every query until the tree changes: babel's 27k paths took ~14 ms to sort and index).
  */
-export function candidatePathIndex(files: readonly { path: string }[]): PathIndex {
-  let index = indexes.get(files);
-  if (index === undefined) indexes.set(files, (index = buildPathIndex(files.map((f) => f.path))));
-  return index;
-}
+export const candidatePathIndex: (files: readonly { path: string }[]) => PathIndex = weakMemo((files) => buildPathIndex(files.map((f) => f.path)));
 
 /** How a front end tells its user to pass the task, for the one empty-task message. */
 export interface TaskSource {

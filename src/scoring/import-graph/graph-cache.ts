@@ -6,6 +6,7 @@ import { writeFileAtomic } from '../../util/atomic-write.js';
 import { encodeFramed, readFramedSync } from '../../util/framed-file.js';
 import { edgeMaps, resolveKeptGraph, watchedBy, type ImportGraph, type Watches } from './index.js';
 import { buildProjectIndex, pathChangeKeys, stillHolds, type ConfigRead } from './project.js';
+import { weakMemo } from '../../util/weak-memo.js';
 
 /**
  * The import graph of the last one-shot run, kept in `<cache dir>/index/import-graph.bin`, so a
@@ -115,17 +116,11 @@ export function importGraphCache(cacheDir: string): ImportGraphCache {
  * The key of a candidate list: every path and content hash in order. Worked out once per list: a
  * run that misses builds and saves with the same list.
  */
-const keysOf = new WeakMap<readonly CandidateFile[], string>();
-function keyOf(files: readonly CandidateFile[]): string {
-  let found = keysOf.get(files);
-  if (found === undefined) {
-    const key = createHash('sha256').update(`import-graph@${IMPORT_GRAPH_VERSION}\n`);
-    for (const file of files) key.update(`${file.path}\0${file.hash}\n`);
-    found = key.digest('hex');
-    keysOf.set(files, found);
-  }
-  return found;
-}
+const keyOf = weakMemo((files: readonly CandidateFile[]): string => {
+  const key = createHash('sha256').update(`import-graph@${IMPORT_GRAPH_VERSION}\n`);
+  for (const file of files) key.update(`${file.path}\0${file.hash}\n`);
+  return key.digest('hex');
+});
 
 function isStored(value: Partial<Stored> | undefined): value is Stored {
   const watches = value?.watches;

@@ -18,6 +18,7 @@ import { addCoChangeEvidence } from '../co-change.js';
 import { addPairedEvidence, pairTestsToSources } from '../test-pairs.js';
 import { round6 } from '../numbers.js';
 import type { SemanticAlignment } from '../semantic-adapter.js';
+import { weakMemo } from '../../util/weak-memo.js';
 
 /** What the alignment signal reports back to the score stage about the semantic side. */
 export interface SemanticOutcome {
@@ -81,28 +82,10 @@ export function createTaskAlignmentSignal(options: TaskAlignmentOptions = {}): S
  * classification (the same categories object while the files stay the same); category shares,
  * per paths, classification and priorities.
  */
-const paths = new WeakMap<readonly CandidateFile[], string[]>();
-const positions = new WeakMap<readonly string[], Map<string, number>>();
-const testPairs = new WeakMap<ReadonlyMap<string, FileCategory>, Map<string, string[]>>();
+const pathsOf = weakMemo((files: readonly CandidateFile[]) => files.map((f) => f.path));
+const positionsIn = weakMemo((of: readonly string[]) => positionsOf(of));
+const testPairsOf = weakMemo((categories: ReadonlyMap<string, FileCategory>) => pairTestsToSources(categories));
 const shares = new WeakMap<readonly string[], { categories: ReadonlyMap<string, FileCategory>; key: string; values: PathValues }>();
-
-function pathsOf(files: readonly CandidateFile[]): string[] {
-  let held = paths.get(files);
-  if (held === undefined) paths.set(files, (held = files.map((f) => f.path)));
-  return held;
-}
-
-function positionsIn(of: readonly string[]): Map<string, number> {
-  let held = positions.get(of);
-  if (held === undefined) positions.set(of, (held = positionsOf(of)));
-  return held;
-}
-
-function testPairsOf(categories: ReadonlyMap<string, FileCategory>): Map<string, string[]> {
-  let held = testPairs.get(categories);
-  if (held === undefined) testPairs.set(categories, (held = pairTestsToSources(categories)));
-  return held;
-}
 
 function sharesOf(of: readonly string[], categories: ReadonlyMap<string, FileCategory>, priorities: Readonly<Record<FileCategory, number>>): PathValues {
   const key = JSON.stringify(priorities);
