@@ -214,17 +214,29 @@ export interface Bm25Index {
   lookup(terms: readonly string[]): Array<{ position: number; counts: Int32Array }>;
 }
 
-interface IndexState {
-  docs: readonly Bm25Document[];
-  /** Each document's id in the postings. */
+/**
+ * What the versions of one index share. Posting lists and lengths only ever grow: an update
+ * appends the postings of the documents that came, under new ids, and leaves those of the
+ * documents that went, which no version holding them still lists; a version reads only the ids
+ * its own documents hold (`positions`), so what later versions append is invisible to it.
+ */
+interface SharedPostings {
   ids: Map<Bm25Document, number>;
-  nextId: number;
   /** Content term -> [id, count, id, count, ...]. */
   content: Map<string, number[]>;
   /** Path term -> ids of the documents whose path holds it (once each). */
   path: Map<string, number[]>;
   /** Each document's BM25 length, by id. */
   lengthOf: number[];
+  /** Ids handed out so far, by any version. */
+  nextId: number;
+}
+
+interface IndexState {
+  docs: readonly Bm25Document[];
+  shared: SharedPostings;
+  /** The shared ids when this version was made: an update from an older version builds anew. */
+  nextId: number;
   totalLength: number;
   pathWeight: number;
 }
@@ -237,71 +249,53 @@ function isIndex(docs: readonly Bm25Document[] | Bm25Index): docs is Bm25Index {
 
 /** An index of `docs` (scoreBm25 takes it in their place). */
 export function buildBm25Index(docs: readonly Bm25Document[], pathWeight: number = DEFAULTS.pathWeight): Bm25Index {
-  const state: IndexState = { docs, ids: new Map(), nextId: 0, content: new Map(), path: new Map(), lengthOf: [], totalLength: 0, pathWeight };
-  const own = { content: new Set<string>(), path: new Set<string>() };
-  for (const doc of docs) addDocument(state, doc, own, true);
-  return indexOver(state);
+  const shared: SharedPostings = { ids: new Map(), content: new Map(), path: new Map(), lengthOf: [], nextId: 0 };
+  let totalLength = 0;
+  for (const doc of docs) totalLength += addDocument(shared, doc, pathWeight);
+  return indexOver({ docs, shared, nextId: shared.nextId, totalLength, pathWeight });
 }
 
 /**
  * The index of `docs` from the index of an earlier document set: documents are matched by
- * identity (bm25Documents hands an unchanged file's document on), so only those that left or
- * came are read. When more documents than `rebuildShare` of the set came or went, it is built anew.
+ * identity (bm25Documents hands an unchanged file's document on), so only those that came are
+ * read. The index is built anew when more documents than `rebuildShare` of the set came or went
+ * in this update, or went since the last build (their postings are still in the lists), or when
+ * `previous` is not the newest version of its index.
  */
 export function updateBm25Index(previous: Bm25Index, docs: readonly Bm25Document[], rebuildShare = 0.25): Bm25Index {
   const before = (previous as Bm25Index & { [INDEX]: IndexState })[INDEX];
   if (before.docs === docs) return previous;
+  const { shared, pathWeight } = before;
+  const was = new Set(before.docs);
   const now = new Set(docs);
   const removed = before.docs.filter((doc) => !now.has(doc));
-  const added = docs.filter((doc) => !before.ids.has(doc));
-  if (removed.length + added.length > rebuildShare * docs.length) return buildBm25Index(docs, before.pathWeight);
-  const state: IndexState = { ...before, docs, ids: new Map(before.ids), content: new Map(before.content), path: new Map(before.path), lengthOf: before.lengthOf.slice() };
-  // the posting lists this update has copied (the earlier index keeps its own)
-  const own = { content: new Set<string>(), path: new Set<string>() };
-  for (const doc of removed) removeDocument(state, doc, own);
-  for (const doc of added) addDocument(state, doc, own, false);
-  return indexOver(state);
-}
-
-function addDocument(state: IndexState, doc: Bm25Document, own: { content: Set<string>; path: Set<string> }, fresh: boolean): void {
-  const id = state.nextId++;
-  state.ids.set(doc, id);
-  const fact = doc.terms ?? termsFact(doc.content ?? '');
-  state.lengthOf[id] = documentLength(doc, fact, state.pathWeight);
-  state.totalLength += state.lengthOf[id]!;
-  forEachTerm(fact, (term, count) => postingList(state.content, term, own.content, fresh).push(id, count));
-  for (const term of new Set(doc.pathTerms ?? pathTerms(doc.path))) postingList(state.path, term, own.path, fresh).push(id);
-}
-
-function removeDocument(state: IndexState, doc: Bm25Document, own: { content: Set<string>; path: Set<string> }): void {
-  const id = state.ids.get(doc) as number; // `doc` is one of the earlier set's documents
-  state.ids.delete(doc);
-  const fact = doc.terms ?? termsFact(doc.content ?? '');
-  state.totalLength -= state.lengthOf[id]!;
-  forEachTerm(fact, (term) => {
-    const list = postingList(state.content, term, own.content, false);
-    const at = list.findIndex((value, i) => i % 2 === 0 && value === id);
-    if (at >= 0) list.splice(at, 2);
-    if (list.length === 0) state.content.delete(term);
-  });
-  for (const term of new Set(doc.pathTerms ?? pathTerms(doc.path))) {
-    const list = postingList(state.path, term, own.path, false);
-    const at = list.indexOf(id);
-    if (at >= 0) list.splice(at, 1);
-    if (list.length === 0) state.path.delete(term);
+  const added = docs.filter((doc) => !was.has(doc));
+  const stale = shared.nextId + added.length - docs.length;
+  if (before.nextId !== shared.nextId || removed.length + added.length > rebuildShare * docs.length || stale > rebuildShare * docs.length) {
+    return buildBm25Index(docs, pathWeight);
   }
+  let totalLength = before.totalLength;
+  for (const doc of removed) totalLength -= shared.lengthOf[shared.ids.get(doc) as number]!; // each was indexed
+  // a document that went and came back keeps its id and postings
+  for (const doc of added) totalLength += shared.ids.has(doc) ? shared.lengthOf[shared.ids.get(doc)!]! : addDocument(shared, doc, pathWeight);
+  return indexOver({ docs, shared, nextId: shared.nextId, totalLength, pathWeight });
 }
 
-/** A term's posting list that this build or update may change: copied from the earlier index the first time. */
-function postingList(lists: Map<string, number[]>, term: string, own: Set<string>, fresh: boolean): number[] {
+/** Append a document's postings under a new id; its BM25 length. */
+function addDocument(shared: SharedPostings, doc: Bm25Document, pathWeight: number): number {
+  const id = shared.nextId++;
+  shared.ids.set(doc, id);
+  const fact = doc.terms ?? termsFact(doc.content ?? '');
+  const length = documentLength(doc, fact, pathWeight);
+  shared.lengthOf[id] = length;
+  forEachTerm(fact, (term, count) => postingList(shared.content, term).push(id, count));
+  for (const term of new Set(doc.pathTerms ?? pathTerms(doc.path))) postingList(shared.path, term).push(id);
+  return length;
+}
+
+function postingList(lists: Map<string, number[]>, term: string): number[] {
   let list = lists.get(term);
-  if (list === undefined) {
-    lists.set(term, (list = []));
-    own.add(term);
-  } else if (!fresh && !own.has(term)) {
-    lists.set(term, (list = list.slice()));
-    own.add(term);
-  }
+  if (list === undefined) lists.set(term, (list = []));
   return list;
 }
 
@@ -319,14 +313,16 @@ function forEachTerm(fact: TermsFact, visit: (term: string, count: number) => vo
 }
 
 function indexOver(state: IndexState): Bm25Index {
-  const { docs, ids, content, path } = state;
+  const { docs, shared } = state;
+  // each id's position in this version's documents; -1 (or past the end): not one of them
   const positions = new Int32Array(state.nextId).fill(-1);
   const lengths = new Float64Array(docs.length);
   docs.forEach((doc, i) => {
-    const id = ids.get(doc) as number; // every document of the set has one
+    const id = shared.ids.get(doc) as number; // every document of the set has one
     positions[id] = i;
-    lengths[i] = state.lengthOf[id]!;
+    lengths[i] = shared.lengthOf[id]!;
   });
+  const live = (id: number) => id < positions.length && positions[id]! >= 0;
   return {
     [INDEX]: state,
     docs,
@@ -341,9 +337,9 @@ function indexOver(state: IndexState): Bm25Index {
         return row;
       };
       terms.forEach((term, q) => {
-        const list = content.get(term) ?? [];
-        for (let i = 0; i < list.length; i += 2) rowOf(list[i]!)[q] = list[i + 1]!;
-        for (const id of path.get(term) ?? []) rowOf(id);
+        const list = shared.content.get(term) ?? [];
+        for (let i = 0; i < list.length; i += 2) if (live(list[i]!)) rowOf(list[i]!)[q] = list[i + 1]!;
+        for (const id of shared.path.get(term) ?? []) if (live(id)) rowOf(id);
       });
       return [...rows].map(([id, counts]) => ({ position: positions[id]!, counts })).sort((a, b) => a.position - b.position);
     },

@@ -151,6 +151,22 @@ describe('the BM25 index (property)', () => {
     );
   });
 
+  it('answers for two document sets updated from the same index (the second update builds anew)', () => {
+    const a = { path: 'a.ts', content: 'retry loop' };
+    const index = buildBm25Index([a, { path: 'b.ts', content: 'loop' }]);
+    const one = [a, { path: 'c.ts', content: 'retry retry' }];
+    const two = [a, { path: 'd.ts', content: 'loop retry sass' }];
+    const first = updateBm25Index(index, one, Number.POSITIVE_INFINITY);
+    const second = updateBm25Index(index, two, Number.POSITIVE_INFINITY);
+    for (const [got, docs] of [[first, one], [second, two], [updateBm25Index(first, [a], Number.POSITIVE_INFINITY), [a]]] as const) {
+      expect([...scoreBm25(got, 'retry loop sass').scores]).toEqual([...scoreBm25(docs, 'retry loop sass').scores]);
+    }
+    // a document that went and came back
+    const back = updateBm25Index(updateBm25Index(first, [a], Number.POSITIVE_INFINITY), one, Number.POSITIVE_INFINITY);
+    expect([...scoreBm25(back, 'retry loop').scores]).toEqual([...scoreBm25(one, 'retry loop').scores]);
+    expect(back.totalLength).toBe(buildBm25Index(one).totalLength);
+  });
+
   it('builds anew past the rebuild share and refuses a path weight it was not made with', () => {
     const docs = [{ path: 'a.ts', content: 'retry' }, { path: 'b.ts', content: 'loop' }];
     const index = buildBm25Index(docs);
