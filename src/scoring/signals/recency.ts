@@ -37,6 +37,7 @@ export const recencySignal: Signal = {
       const dirty = git.dirty.has(file.path);
       const commit = dirty ? undefined : git.lastCommitMs.get(file.path);
       sources[i] = dirty ? MODIFIED : commit !== undefined ? COMMITTED : MTIME;
+      // the mtime only of a file without a commit time: a file git vouches for has it looked up on first use
       days[i] = sources[i] === MODIFIED ? 0 : Math.max(0, nowMs - (commit ?? file.mtimeMs)) / DAY_MS;
       const decay = 0.5 ** (days[i]! / halfLife);
       decays[i] = decay;
