@@ -57,11 +57,27 @@ function isPathIndex(paths: Iterable<string> | PathIndex): paths is PathIndex {
   return typeof paths === 'object' && 'byBasename' in paths;
 }
 
+/** The last paths array candidatePaths made: the next list with the same paths gets it again. */
+let lastPaths: readonly string[] = [];
+
 /**
- * The path index of a run's candidates, made once per file list (a warm index hands the same
- * list to every query until the tree changes: babel's 27k paths took ~14 ms to sort and index).
+ * The paths of a collected file list, in order: one array per list, and the same array for a list
+ * with the same paths as the last (a warm index's collect after an edit hands over a new list,
+ * whose paths are the same), so what depends on the paths alone is kept with the array.
  */
-export const candidatePathIndex: (files: readonly { path: string }[]) => PathIndex = weakMemo((files) => buildPathIndex(files.map((f) => f.path)));
+export const candidatePaths: (files: readonly { path: string }[]) => readonly string[] = weakMemo((files) => {
+  const same = lastPaths.length === files.length && files.every((f, i) => f.path === lastPaths[i]);
+  if (!same) lastPaths = files.map((f) => f.path);
+  return lastPaths;
+});
+
+/** The path index of a path list, made once per list (babel's 27k paths take ~14 ms to sort and index). */
+const pathIndexOf = weakMemo((paths: readonly string[]) => buildPathIndex(paths));
+
+/** The path index of a run's candidates (a warm index's queries share one while the paths stay the same). */
+export function candidatePathIndex(files: readonly { path: string }[]): PathIndex {
+  return pathIndexOf(candidatePaths(files));
+}
 
 /** How a front end tells its user to pass the task, for the one empty-task message. */
 export interface TaskSource {

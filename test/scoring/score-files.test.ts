@@ -100,6 +100,24 @@ describe('score stage', () => {
     expect(result.files.find((f) => f.path === 'd.ts')?.factors.dependency_depth.raw).toBe(4);
   });
 
+  it('a long-lived stage keeps the classification while the paths stay the same, and classifies again when they change', async () => {
+    const seen: Array<ReadonlyMap<string, unknown>> = [];
+    const reader: Signal = {
+      name: 'file_type',
+      score: (input) => {
+        seen.push(input.categories);
+        return new Map();
+      },
+    };
+    const stage = createScoreStage({ root: '/repo', config: defaultConfig(), longLived: true }, { signals: [reader] });
+    await stage({ task: 't', collected: collected(FILES) }, testContext());
+    await stage({ task: 't', collected: collected({ ...FILES, 'a.ts': 'edited' }) }, testContext());
+    await stage({ task: 't', collected: collected({ ...FILES, 'd.ts': '' }) }, testContext());
+    expect(seen[1]).toBe(seen[0]);
+    expect(seen[2]).not.toBe(seen[0]);
+    expect(seen[2]?.get('d.ts')).toBe('source_code');
+  });
+
   it('flags files the task @-mentions', async () => {
     const result = await createScoreStage({ root: '/repo', config: defaultConfig() }, { signals: [] })(
       { task: 'see @a.ts and b.ts', collected: collected(FILES) },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildTaskFacts, requireTask } from '../../src/scoring/task-facts.js';
+import { buildTaskFacts, candidatePathIndex, candidatePaths, requireTask } from '../../src/scoring/task-facts.js';
 import { queryTerms } from '../../src/scoring/terms.js';
 import { candidates } from './helpers.js';
 
@@ -64,5 +64,21 @@ describe('requireTask: the one empty-task check', () => {
 
   it('returns a real task unchanged', () => {
     expect(requireTask(' fix it ', { what: 'a task', example: 'x' })).toBe(' fix it ');
+  });
+});
+
+describe('candidatePaths: one array per distinct path list', () => {
+  it('hands a new list with the same paths (an edit) the same array and path index, and a list with other paths new ones', () => {
+    const before = candidates({ 'src/a.ts': 'a', 'src/b.ts': 'b' });
+    const edited = candidates({ 'src/a.ts': 'a, edited', 'src/b.ts': 'b' });
+    const added = candidates({ 'src/a.ts': 'a', 'src/b.ts': 'b', 'src/c.ts': 'c' });
+    const paths = candidatePaths(before);
+    expect(paths).toEqual(['src/a.ts', 'src/b.ts']);
+    expect(candidatePaths(edited)).toBe(paths);
+    expect(candidatePathIndex(edited)).toBe(candidatePathIndex(before));
+    expect(candidatePaths(added)).toEqual(['src/a.ts', 'src/b.ts', 'src/c.ts']);
+    expect(candidatePathIndex(added)).not.toBe(candidatePathIndex(before));
+    // the list first seen keeps its array
+    expect(candidatePaths(before)).toBe(paths);
   });
 });

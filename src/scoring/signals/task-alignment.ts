@@ -1,4 +1,4 @@
-import type { CandidateFile, FactorScore, FileCategory, Signal } from '../../types.js';
+import type { FactorScore, FileCategory, Signal } from '../../types.js';
 import {
   addEvidence,
   boostAlignment,
@@ -19,6 +19,7 @@ import { addPairedEvidence, pairTestsToSources } from '../test-pairs.js';
 import { round6 } from '../numbers.js';
 import type { SemanticAlignment } from '../semantic-adapter.js';
 import { weakMemo } from '../../util/weak-memo.js';
+import { candidatePaths } from '../task-facts.js';
 
 /** What the alignment signal reports back to the score stage about the semantic side. */
 export interface SemanticOutcome {
@@ -44,7 +45,7 @@ export function createTaskAlignmentSignal(options: TaskAlignmentOptions = {}): S
     name: 'task_alignment',
     async score(input, ctx) {
       const method = ctx.config.relevance_scoring.scoring_method;
-      const paths = pathsOf(input.files);
+      const paths = candidatePaths(input.files);
       const positions = positionsIn(paths);
       const keyword = keywordAlignment(input.facts.terms, input.files, input.derived, input.longLived === true);
       let semanticRaw: Map<string, number> | null = null;
@@ -77,12 +78,11 @@ export function createTaskAlignmentSignal(options: TaskAlignmentOptions = {}): S
 }
 
 /*
- * What does not change from one query of a warm index to the next unless the files do: the
- * paths in order and their positions, kept per collected file set; test-to-source pairs, per
- * classification (the same categories object while the files stay the same); category shares,
+ * What does not change from one query of a warm index to the next unless the paths do: the
+ * paths' positions, kept per path list (candidatePaths); test-to-source pairs, per
+ * classification (the same categories object while the paths stay the same); category shares,
  * per paths, classification and priorities.
  */
-const pathsOf = weakMemo((files: readonly CandidateFile[]) => files.map((f) => f.path));
 const positionsIn = weakMemo((of: readonly string[]) => positionsOf(of));
 const testPairsOf = weakMemo((categories: ReadonlyMap<string, FileCategory>) => pairTestsToSources(categories));
 const shares = new WeakMap<readonly string[], { categories: ReadonlyMap<string, FileCategory>; key: string; values: PathValues }>();
