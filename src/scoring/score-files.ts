@@ -4,7 +4,7 @@ import type { ScoreResult, ScoreStage } from '../stages.js';
 import { resolveCacheDir } from '../cache/cache-dir.js';
 import { importGraphCache, type ImportGraphCache } from './import-graph/graph-cache.js';
 import { classifyFiles } from './classify.js';
-import { changesPaths, createDerivedStore } from './derived.js';
+import { createDerivedStore } from './derived.js';
 import { round6 } from './numbers.js';
 import { bindSemanticAlignment, defaultEmbedderFactory, startModelAhead, type EmbedderFactory, type SemanticAlignment } from './semantic-adapter.js';
 import { defaultSignals, MENTION_FLOOR, RECENCY_FLOOR, type SemanticOutcome } from './signals/index.js';
@@ -136,12 +136,7 @@ export function createScoreStage(options: ScoreStageOptions, deps: ScoreStageDep
     const derived = derivedStore.forFiles(files);
     const overrides = config.relevance_scoring.factors.file_type.overrides;
     const paths = () => files.map((f) => f.path);
-    // a category depends on the path alone: the same paths keep the same object (what is kept per classification stays)
-    const categories = derived(
-      `categories ${JSON.stringify(overrides)}`,
-      () => classifyFiles(paths(), config),
-      (previous: Map<string, FileCategory>, changes) => (changesPaths(changes) ? classifyFiles(paths(), config, previous) : previous),
-    );
+    const categories = derived(`categories ${JSON.stringify(overrides)}`, () => classifyFiles(paths(), config), (previous: Map<string, FileCategory>) => classifyFiles(paths(), config, previous));
     const outcome: SemanticOutcome = { modelId: null };
     let embedder: Embedder | null = null;
     let signals = deps.signals;
