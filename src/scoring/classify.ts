@@ -1,5 +1,6 @@
 import type { Config, FileCategory } from '../config/schema.js';
 import { createGlobMatcher } from '../util/glob.js';
+import { sameInOrder } from '../util/sorted.js';
 
 /**
  * The five file categories of spec 003, decided by path and extension. Order of the rules:
@@ -21,15 +22,9 @@ export function createClassifier(overrides: Config['relevance_scoring']['factors
  * an earlier file set (same overrides), a path classified there keeps its category.
  */
 export function classifyFiles(paths: readonly string[], config: Config, previous?: Map<string, FileCategory>): Map<string, FileCategory> {
-  if (previous !== undefined && samePaths(previous.keys(), paths)) return previous;
+  if (previous !== undefined && sameInOrder(previous.keys(), paths)) return previous;
   const classify = createClassifier(config.relevance_scoring.factors.file_type.overrides);
   return new Map(paths.map((p) => [p, previous?.get(p) ?? classify(p)]));
-}
-
-function samePaths(keys: Iterable<string>, paths: readonly string[]): boolean {
-  let i = 0;
-  for (const key of keys) if (key !== paths[i++]) return false;
-  return i === paths.length;
 }
 
 const TEST_DIR = /(?:^|\/)(?:test|tests|__tests__|spec|specs|e2e|testing|testdata|fixtures|__mocks__)\//i;

@@ -3,6 +3,7 @@ import { taskIdentifiers } from './definitions.js';
 import { buildPathIndex, findAtReferences, findPathLikeWords, resolveReference, resolveFramePath, type PathIndex, type Resolution } from './references.js';
 import { queryTerms } from './terms.js';
 import { weakMemo } from '../util/weak-memo.js';
+import { sameInOrder } from '../util/sorted.js';
 
 /**
  * What one task says, read once per run against the run's candidate paths and handed to every
@@ -66,10 +67,13 @@ let lastPaths: readonly string[] = [];
  * whose paths are the same), so what depends on the paths alone is kept with the array.
  */
 export const candidatePaths: (files: readonly { path: string }[]) => readonly string[] = weakMemo((files) => {
-  const same = lastPaths.length === files.length && files.every((f, i) => f.path === lastPaths[i]);
-  if (!same) lastPaths = files.map((f) => f.path);
+  if (!sameInOrder(pathsIn(files), lastPaths)) lastPaths = files.map((f) => f.path);
   return lastPaths;
 });
+
+function* pathsIn(files: readonly { path: string }[]): Iterable<string> {
+  for (const file of files) yield file.path;
+}
 
 /** The path index of a path list, made once per list (babel's 27k paths take ~14 ms to sort and index). */
 const pathIndexOf = weakMemo((paths: readonly string[]) => buildPathIndex(paths));

@@ -20,3 +20,10 @@ export function insertSorted(list: readonly string[], item: string): string[] {
   const at = lowerBound(list, item);
   return [...list.slice(0, at), item, ...list.slice(at)];
 }
+
+/** Whether `items` are `list`, in the same order. */
+export function sameInOrder(items: Iterable<string>, list: readonly string[]): boolean {
+  let i = 0;
+  for (const item of items) if (item !== list[i++]) return false;
+  return i === list.length;
+}
