@@ -75,9 +75,13 @@ function needleOf(term: string): string {
 /** The count after `needle` (needleOf) in a terms fact's text, 0 when absent. */
 function countOf(text: string, needle: string): number {
   const at = text.indexOf(needle);
-  if (at === -1) return 0;
+  return at === -1 ? 0 : readCount(text, at + needle.length);
+}
+
+/** The count written at `at` of a terms fact's text (its digits up to the next newline). */
+function readCount(text: string, at: number): number {
   let n = 0;
-  for (let i = at + needle.length; ; i++) {
+  for (let i = at; ; i++) {
     const c = text.charCodeAt(i);
     if (c < 48 || c > 57) return n;
     n = n * 10 + (c - 48);
@@ -304,11 +308,10 @@ function forEachTerm(fact: TermsFact, visit: (term: string, count: number) => vo
   const text = fact.text;
   for (let i = 1; i < text.length; ) {
     const tab = text.indexOf('\t', i);
-    let count = 0;
-    let j = tab + 1;
-    for (let c = text.charCodeAt(j); c >= 48 && c <= 57; c = text.charCodeAt(++j)) count = count * 10 + (c - 48);
-    visit(text.slice(i, tab), count);
-    i = j + 1;
+    const end = tab < 0 ? -1 : text.indexOf('\n', tab);
+    if (end < 0) return; // not the format termsFact writes: nothing more to read
+    visit(text.slice(i, tab), readCount(text, tab + 1));
+    i = end + 1;
   }
 }
 

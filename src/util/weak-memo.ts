@@ -11,3 +11,18 @@ export function weakMemo<K extends object, V>(make: (key: K) => V): (key: K) => 
     return value;
   };
 }
+
+/**
+ * `make(key, ...inputs)` kept per key object for as long as the inputs stay the same (each
+ * compared with ===; pass a value compared by content as a string): made again when they differ.
+ */
+export function weakMemoWith<K extends object, I extends readonly unknown[], V>(make: (key: K, ...inputs: I) => V): (key: K, ...inputs: I) => V {
+  const held = new WeakMap<K, { inputs: I; value: V }>();
+  return (key, ...inputs) => {
+    const last = held.get(key);
+    if (last !== undefined && last.inputs.length === inputs.length && last.inputs.every((input, i) => input === inputs[i])) return last.value;
+    const value = make(key, ...inputs);
+    held.set(key, { inputs, value });
+    return value;
+  };
+}

@@ -3,6 +3,7 @@ import { readFact, type FactKind } from '../../facts/fact-kind.js';
 import { changesPaths, type FileChanges } from '../derived.js';
 import { round6 } from '../numbers.js';
 import { findAtReferences, resolveReference, type PathIndex, type Resolution } from '../references.js';
+import { weakMemoWith } from '../../util/weak-memo.js';
 
 /**
  * mention_density: weighted @-mentions of each file, through a saturating curve.
@@ -38,27 +39,28 @@ export const mentionDensitySignal: Signal = {
       });
     }
     // a task that @-mentions nothing scores the files as the last such task over the same files did
-    const untouched = counts.size === 0;
-    const held = untouched ? withoutTaskMentions.get(shared) : undefined;
-    if (held?.files === input.files) return held.scores;
-    const out = new Map<string, FactorScore>();
-    for (const f of input.files) {
-      const c = counts.get(f.path) ?? shared.get(f.path) ?? { task: 0, artifact: 0, other: 0 };
-      const w = MENTION_WEIGHTS.task * c.task + MENTION_WEIGHTS.artifact * c.artifact + MENTION_WEIGHTS.other * c.other;
-      const score = MENTION_FLOOR + (1 - MENTION_FLOOR) * (1 - Math.exp(-w / MENTION_SATURATION_K));
-      out.set(f.path, new MentionScore(round6(w), round6(score), c));
-    }
-    if (untouched) withoutTaskMentions.set(shared, { files: input.files, scores: out });
-    return out;
+    return counts.size === 0 ? withoutTaskMentions(shared, input.files) : scoreFiles(input.files, shared, counts);
   },
 };
+
+/** Each file's score from the mentions of it (the task's in `counts`, where it has any). */
+function scoreFiles(files: readonly CandidateFile[], shared: ReadonlyMap<string, MentionCounts>, counts: ReadonlyMap<string, MentionCounts> = new Map()): Map<string, FactorScore> {
+  const out = new Map<string, FactorScore>();
+  for (const f of files) {
+    const c = counts.get(f.path) ?? shared.get(f.path) ?? { task: 0, artifact: 0, other: 0 };
+    const w = MENTION_WEIGHTS.task * c.task + MENTION_WEIGHTS.artifact * c.artifact + MENTION_WEIGHTS.other * c.other;
+    const score = MENTION_FLOOR + (1 - MENTION_FLOOR) * (1 - Math.exp(-w / MENTION_SATURATION_K));
+    out.set(f.path, new MentionScore(round6(w), round6(score), c));
+  }
+  return out;
+}
 
 /**
  * The scores of a file set when the task @-mentions nothing (most tasks), per mention counts of
  * the files (the same object while the files stay the same in a warm index): nothing in them
  * depends on the task, and babel's 27k files are scored on every query.
  */
-const withoutTaskMentions = new WeakMap<ReadonlyMap<string, MentionCounts>, { files: readonly CandidateFile[]; scores: Map<string, FactorScore> }>();
+const withoutTaskMentions = weakMemoWith((shared: ReadonlyMap<string, MentionCounts>, files: readonly CandidateFile[]) => scoreFiles(files, shared));
 
 /** A file's mention score; its explanation is written when read (the score stage makes one per file per run). */
 class MentionScore implements FactorScore {

@@ -18,7 +18,7 @@ import { addCoChangeEvidence } from '../co-change.js';
 import { addPairedEvidence, pairTestsToSources } from '../test-pairs.js';
 import { round6 } from '../numbers.js';
 import type { SemanticAlignment } from '../semantic-adapter.js';
-import { weakMemo } from '../../util/weak-memo.js';
+import { weakMemo, weakMemoWith } from '../../util/weak-memo.js';
 import { candidatePaths } from '../task-facts.js';
 
 /** What the alignment signal reports back to the score stage about the semantic side. */
@@ -62,7 +62,7 @@ export function createTaskAlignmentSignal(options: TaskAlignmentOptions = {}): S
       const definitions = matchDefinitions(input.facts.identifiers, input.files);
       const tested = addPairedEvidence(addEvidence(combined, definitions.scores, framed, positions), testPairsOf(input.categories), positions);
       const coChanged = addCoChangeEvidence(tested.scores, paths, positions, input.git.coChange, ctx.config.relevance_scoring.co_change.share);
-      const shares = sharesOf(paths, input.categories, ctx.config.relevance_scoring.factors.file_type.priorities);
+      const shares = sharesOf(paths, input.categories, JSON.stringify(ctx.config.relevance_scoring.factors.file_type.priorities));
       const final = weighByCategory(promoteNamed(shapeAlignment(coChanged.scores), named, positions), shares, named, positions);
 
       const out = new Map<string, FactorScore>();
@@ -85,16 +85,8 @@ export function createTaskAlignmentSignal(options: TaskAlignmentOptions = {}): S
  */
 const positionsIn = weakMemo((of: readonly string[]) => positionsOf(of));
 const testPairsOf = weakMemo((categories: ReadonlyMap<string, FileCategory>) => pairTestsToSources(categories));
-const shares = new WeakMap<readonly string[], { categories: ReadonlyMap<string, FileCategory>; key: string; values: PathValues }>();
-
-function sharesOf(of: readonly string[], categories: ReadonlyMap<string, FileCategory>, priorities: Readonly<Record<FileCategory, number>>): PathValues {
-  const key = JSON.stringify(priorities);
-  const held = shares.get(of);
-  if (held?.categories === categories && held.key === key) return held.values;
-  const values = categoryShares(of, categories, priorities);
-  shares.set(of, { categories, key, values });
-  return values;
-}
+/** Category shares, per paths, classification and priorities (as JSON: compared by content). */
+const sharesOf = weakMemoWith((of: readonly string[], categories: ReadonlyMap<string, FileCategory>, priorities: string) => categoryShares(of, categories, JSON.parse(priorities)));
 
 /** What a run's alignment found, shared by its files' scores for their explanations. */
 interface AlignmentEvidence {
