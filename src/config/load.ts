@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../util/hash.js';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { credentialFileReason } from '../collect/exclusion-rules.js';
 import { locateInsideRoot, readRegularFile } from '../security/read-guard.js';
@@ -85,7 +85,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
 
 /** sha256 (hex) of the canonical JSON of a config (keys sorted at every level). */
 export function configHash(config: Config): string {
-  return createHash('sha256').update(canonicalJson(config)).digest('hex');
+  return sha256Hex(canonicalJson(config));
 }
 
 /** JSON with object keys sorted at every level and undefined members dropped. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { PreparedMessage } from './ordering.js';
-import { sha256Hex } from './tool-output.js';
+import { sha256Hex } from '../util/hash.js';
 
 /**
  * The session record (spec 002 B and C): what a build leaves for the next one, so it resumes

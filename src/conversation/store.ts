@@ -4,7 +4,8 @@ import { InputError, UsageError } from '../errors.js';
 import { ensureIgnoredDir } from '../cache/own-dirs.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { parseSessionRecord, type SessionRecord } from './record.js';
-import { POINTER_PREFIX, sha256Hex } from './tool-output.js';
+import { POINTER_PREFIX } from './tool-output.js';
+import { sha256Hex } from '../util/hash.js';
 
 /**
  * Where `aiwg conversation` keeps its state, under `<root>/.aiwg/conversation/` (a directory

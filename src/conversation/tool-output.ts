@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../util/hash.js';
 import type { Tokenizer } from '../tokenize/tokenizer.js';
 import { truncateWithStrategy } from '../tokenize/truncate.js';
 import { formatCount, plural } from '../util/format.js';
@@ -83,10 +83,6 @@ export function normaliseToolOutput(raw: string): NormalisedOutput {
 /** The content address of an output: `sha256:` and the first POINTER_HEX_DIGITS hex digits. */
 export function outputPointer(fullText: string): string {
   return `${POINTER_PREFIX}${sha256Hex(fullText).slice(0, POINTER_HEX_DIGITS)}`;
-}
-
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
 
 /** The line a message keeps in place of what was cut; `aiwg conversation show-output` reads it. */

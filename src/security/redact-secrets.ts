@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../util/hash.js';
 import type { KeyValueCache } from '../types.js';
 import { findOwnSecrets } from './secret-rules.js';
 
@@ -42,7 +42,7 @@ export interface RedactOptions {
  * must never share an entry between a redacted file and its raw bytes.
  */
 export function redactedContentHash(redactedText: string): string {
-  return createHash('sha256').update(`redacted-v${REDACTION_VERSION}\0${redactedText}`).digest('hex');
+  return sha256Hex(`redacted-v${REDACTION_VERSION}\0${redactedText}`);
 }
 
 /** Longest task text a record or log line stores; the rest is cut with a marker. */
@@ -67,7 +67,7 @@ export async function redactSecrets(text: string, options: RedactOptions = {}): 
 /** The secrets of a text, through the cache when one is given. A corrupt entry is a miss. */
 export async function findSecretsCached(text: string, options: RedactOptions = {}): Promise<SecretFinding[]> {
   if (!options.cache) return findSecrets(text);
-  const key = options.hash ?? createHash('sha256').update(text).digest('hex');
+  const key = options.hash ?? sha256Hex(text);
   const cached = parseFindings(await options.cache.get(FINDINGS_NAMESPACE, key).catch(() => undefined), text.length);
   if (cached) return cached;
   const findings = await findSecrets(text);

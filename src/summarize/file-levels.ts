@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../util/hash.js';
 import type { Config, Level } from '../config/schema.js';
 import { countAll, type Tokenizer } from '../tokenize/tokenizer.js';
 import type { CandidateFile, KeyValueCache, LevelContent, RunContext } from '../types.js';
@@ -63,7 +63,7 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
   };
   const limits = config.summarization.levels;
   // A non-default `preserve` list gives a different outline: it gets its own cache entries.
-  const preserveTag = preservesAll(limits.detailed.preserve) ? '' : `+preserve:${sha256([...limits.detailed.preserve].sort().join('\0')).slice(0, 12)}`;
+  const preserveTag = preservesAll(limits.detailed.preserve) ? '' : `+preserve:${sha256Hex([...limits.detailed.preserve].sort().join('\0')).slice(0, 12)}`;
   const { invalidate_on_change: invalidateOnChange } = config.summarization.caching;
 
   const cachedJson = async (cache: KeyValueCache | undefined, ns: string, key: string, limit: number): Promise<LevelText | undefined> => {
@@ -93,7 +93,7 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
    * the caches and counting the whole text again.
    */
   const prepared = new Map<CandidateFile, { found: Awaited<ReturnType<typeof cachedDetailedAndFull>>; counted?: number }>();
-  const subjectOf = (file: CandidateFile) => (invalidateOnChange ? file.hash : sha256(`path\0${file.path}`));
+  const subjectOf = (file: CandidateFile) => (invalidateOnChange ? file.hash : sha256Hex(`path\0${file.path}`));
   const detailedKeyOf = (subject: string, tokenizer: Tokenizer) => `${subject}.${variant(`outline@${OUTLINE_VERSION}${preserveTag}`, tokenizer, limits.detailed.token_limit)}`;
   /** The cached detailed entry and full token count of a file, each undefined when no cache holds it. */
   const cachedDetailedAndFull = async (file: CandidateFile, tokenizer: Tokenizer) => {
@@ -265,11 +265,7 @@ function monotone(levels: LevelText[], limitsByLevel: number[]): LevelText[] {
 
 /** Which summarizer, tokenizer and limit produced an entry: part of its cache key. */
 function variant(producer: string, tokenizer: Tokenizer, limit: number): string {
-  return sha256(`${producer}\0${tokenizer.id}\0${limit}`).slice(0, 16);
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return sha256Hex(`${producer}\0${tokenizer.id}\0${limit}`).slice(0, 16);
 }
 
 /**

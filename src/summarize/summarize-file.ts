@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../util/hash.js';
 import type { Config, Level } from '../config/schema.js';
 import { InputError } from '../errors.js';
 import { createTokenizer } from '../tokenize/tokenizer.js';
@@ -85,7 +85,7 @@ export async function readRootFile(root: string, given: string, maxBytes: number
   const { bytes, mtimeMs } = read.file;
   if (bytes.subarray(0, 8192).includes(0)) throw new InputError(`${given}: binary file (contains NUL bytes); only text files have levels`);
   let content = bytes.toString('utf8');
-  let hash = createHash('sha256').update(bytes).digest('hex');
+  let hash = sha256Hex(bytes);
   if (!includeSecrets) {
     const byContent = credentialContentReason(located.relPath, content);
     if (byContent !== undefined) throw new InputError(`${given}: not summarized: ${byContent}`);

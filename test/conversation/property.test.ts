@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildConversation } from '../../src/conversation/build.js';
 import type { ConversationFormatName } from '../../src/conversation/formats/index.js';
-import { sha256Hex } from '../../src/conversation/tool-output.js';
+import { sha256Hex } from '../../src/util/hash.js';
 import { createChars4Tokenizer, createTokenizer, type Tokenizer } from '../../src/tokenize/tokenizer.js';
 import { AnthropicPayloadSchema, OpenAiPayloadSchema } from './api-schemas.js';
 import { sessionArb } from './arbitraries.js';

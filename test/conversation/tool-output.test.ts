@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isProgressLine, normaliseToolOutput, outputPointer, prepareToolOutput, sha256Hex } from '../../src/conversation/tool-output.js';
+import { isProgressLine, normaliseToolOutput, outputPointer, prepareToolOutput } from '../../src/conversation/tool-output.js';
+import { sha256Hex } from '../../src/util/hash.js';
 import { createChars4Tokenizer } from '../../src/tokenize/tokenizer.js';
 
 const tokenizer = createChars4Tokenizer();

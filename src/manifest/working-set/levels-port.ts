@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../util/hash.js';
 import type { Config } from '../../config/schema.js';
 import type { RunContext } from '../../types.js';
 import { countLines } from '../../tokenize/truncate.js';
@@ -19,7 +19,7 @@ export function createLevelsPort(options: { root: string; config: Config; ctx: R
       content,
       size: Buffer.byteLength(content),
       mtimeMs: options.ctx.nowMs,
-      hash: createHash('sha256').update(content).digest('hex'),
+      hash: sha256Hex(content),
       lineCount: countLines(content),
     };
     const levels = await run({ root: options.root, files: [file], lastModifiedMs: new Map() }, options.ctx);
