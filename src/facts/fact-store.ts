@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { appendFrame, decodeFrameAt, eachAppendedFrame, encodeFramed } from '../util/framed-file.js';
+import { isTextColumn, loadTextColumn, persistedFacts } from './text-column.js';
 
 /**
  * The persisted index: per-blob facts, content-addressed, in ONE file loaded with one read.
@@ -26,8 +27,11 @@ import { appendFrame, decodeFrameAt, eachAppendedFrame, encodeFramed } from '../
  * basename + options (see collectFactKey); stat entries per root real path; commit times per
  * repository prefix and HEAD (history is content-addressed too, so a new clone reuses them).
  */
-/** 2: commit times come from walks that keep every parent of a merge, and remember how far HEAD reaches. */
-export const FACT_STORE_VERSION = 2;
+/**
+ * 2: commit times come from walks that keep every parent of a merge, and remember how far HEAD reaches.
+ * 3: a kind of text facts (the BM25 terms) is stored as one column (facts/text-column.ts).
+ */
+export const FACT_STORE_VERSION = 3;
 /** The first bytes of the store file (its base frame). */
 export const FACT_STORE_MAGIC = Buffer.from('AIWGIDX1', 'latin1');
 const MAGIC = FACT_STORE_MAGIC;
@@ -312,8 +316,10 @@ function emptyDelta(): Delta {
   return { facts: [], collect: [], stats: [], commits: [] };
 }
 
+/** The base frame: each fact kind's map as it is, or as a column when it holds text facts (persistedFacts). */
 export function encode(payload: Payload): Buffer {
-  return encodeFramed(MAGIC, FACT_STORE_VERSION, payload);
+  const facts = new Map([...payload.facts].map(([kindKey, map]) => [kindKey, persistedFacts(map)]));
+  return encodeFramed(MAGIC, FACT_STORE_VERSION, { ...payload, facts });
 }
 
 /** The base and every intact delta after it, in order; `deltasIntact` is false when one was skipped. */
@@ -322,6 +328,11 @@ function decode(data: Buffer): { payload: Payload; baseBytes: number; deltas: nu
   if ('problem' in base) return base;
   const payload = base.value as Partial<Payload>;
   if (!(payload.facts instanceof Map && payload.collect instanceof Map && payload.stats instanceof Map && payload.commits instanceof Map)) return { problem: 'unexpected content' };
+  for (const [kindKey, stored] of payload.facts as Map<string, unknown>) {
+    const map = stored instanceof Map ? stored : isTextColumn(stored) ? loadTextColumn(stored) : null;
+    if (map === null) return { problem: `unexpected content (facts of ${kindKey})` };
+    payload.facts.set(kindKey, map);
+  }
   // a damaged delta is skipped
   let deltas = 0;
   const { intact: deltasIntact } = eachAppendedFrame(data, base.end, DELTA_MAGIC, FACT_STORE_VERSION, 'aiwg index delta', (value) => {

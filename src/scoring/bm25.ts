@@ -1,4 +1,5 @@
 import type { FactKind } from '../facts/fact-kind.js';
+import { ColumnText, findInColumns, readNumberAt } from '../facts/text-column.js';
 import { extractTerms, forEachWord, pathTerms, queryTerms as queryTermsOf } from './terms.js';
 
 /**
@@ -167,13 +168,21 @@ export function scoreBm25(docs: readonly Bm25Document[] | Bm25Index, query: stri
     totalLength = index.totalLength;
     for (const { position, counts } of index.lookup(terms)) visit(documents[position]!, index.lengths[position]!, (q) => counts[q]!);
   } else {
+    // a fact held in a loaded column (facts/text-column.ts) is searched there, all at once for
+    // each term; any other is searched in its own text
     const needles = terms.map(needleOf);
-    for (const doc of documents) {
-      const fact = doc.terms ?? termsFact(doc.content ?? '');
+    const facts = documents.map((doc) => doc.terms ?? termsFact(doc.content ?? ''));
+    const counts = new Int32Array(documents.length * terms.length);
+    findInColumns(facts, needles, (d, q, column, end) => {
+      counts[d * terms.length + q] = readNumberAt(column, end);
+    });
+    documents.forEach((doc, d) => {
+      const fact = facts[d]!;
       const length = documentLength(doc, fact, pathWeight);
       totalLength += length;
-      visit(doc, length, (q) => countOf(fact.text, needles[q]!));
-    }
+      const inColumn = fact instanceof ColumnText;
+      visit(doc, length, (q) => (inColumn ? counts[d * terms.length + q]! : countOf(fact.text, needles[q]!)));
+    });
   }
   const n = documents.length;
   const avgLength = totalLength / n || 1;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { buildBm25Index, scoreBm25, termCount, termsFact, updateBm25Index, type Bm25Document } from '../../src/scoring/bm25.js';
 import { pathTerms, queryTerms } from '../../src/scoring/terms.js';
+import { loadTextColumn, persistedFacts, type TextColumn } from '../../src/facts/text-column.js';
 
 const docs = [
   { path: 'src/http/client.ts', content: 'export class HttpClient { retryLoop() { for (const attempt of attempts) this.retry(attempt); } }' },
@@ -104,6 +105,27 @@ describe('scoreBm25', () => {
   it('returns nothing for an empty query or corpus', () => {
     expect(scoreBm25(docs, 'the of and').scores.size).toBe(0);
     expect(scoreBm25([], 'retry').scores.size).toBe(0);
+  });
+});
+
+describe('scoreBm25 over terms facts loaded from a column (property)', () => {
+  const word = fc.constantFrom('retry', 'loop', 'client', 'http', 'parse', 'token', 'budget', 'retryLoop', 'HTTPClient', 'the', 'sass', 'import', 'retries', 'tok');
+  // blob: files may share one (the same content at two paths); columnar: the fact comes from the column
+  const row = fc.record({ dir: word, blob: fc.nat({ max: 7 }), columnar: fc.boolean() });
+  it('gives the scan of the plain facts, bit for bit, whichever facts come from the column', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(word, { maxLength: 40 }), { minLength: 8, maxLength: 8 }), fc.array(row, { minLength: 1, maxLength: 25 }), fc.array(word, { minLength: 1, maxLength: 6 }), (blobs, rows, asked) => {
+        const plainFacts = new Map(blobs.map((words, i) => [`blob${i}`, termsFact(words.join(' '))]));
+        const loaded = loadTextColumn(persistedFacts(plainFacts) as TextColumn)!;
+        const docs = (columnar: boolean): Bm25Document[] =>
+          rows.map((r, i) => ({ path: `src/${r.dir}/f${i}.ts`, terms: (columnar && r.columnar ? loaded.get(`blob${r.blob}`) : plainFacts.get(`blob${r.blob}`)) as ReturnType<typeof termsFact> }));
+        const query = queryTerms(asked.join(' '));
+        const got = scoreBm25(docs(true), query);
+        expect([...got.scores]).toEqual([...referenceBm25(docs(false), query)]);
+        expect(got.idealScore).toBe(scoreBm25(docs(false), query).idealScore);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
