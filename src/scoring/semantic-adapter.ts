@@ -57,7 +57,7 @@ export async function startModelAhead(task: string, config: Config, options: { r
     import('./semantic/static-embed-thread.js'),
   ]);
   const model = builtDefaultModel(config, options);
-  if (model === undefined || packHoldsKey(options.cacheDir, model.id, taskVectorKey(task))) return;
+  if (model === undefined || (await packHoldsKey(options.cacheDir, model.id, taskVectorKey(task)))) return;
   prestartStaticEmbedThread(model);
 }
 

@@ -1,8 +1,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
 import { embeddingStoreDir, modelSlug, openEmbeddingStore, packHoldsKey, taskVectorKey } from '../../../src/scoring/semantic/embedding-store.js';
+
+/** Where the pack's records and groups start (their magic). */
+const magicsIn = (bytes: Buffer): number[] => {
+  const at: number[] = [];
+  for (let i = bytes.indexOf('AIWE'); i !== -1; i = bytes.indexOf('AIWE', i + 1)) at.push(i);
+  return at;
+};
 
 const vec = (seed: number, dims = 4) => Float32Array.from({ length: dims }, (_, i) => Math.sin(seed * 7 + i));
 
@@ -27,15 +35,15 @@ describe('embedding store', () => {
   });
 
   it("tells whether the pack holds a task's vector before any store is open, and the next open takes that read", async () => {
-    expect(packHoldsKey(tmp.root, 'm@1', taskVectorKey('first task'))).toBe(false);
+    expect(await packHoldsKey(tmp.root, 'm@1', taskVectorKey('first task'))).toBe(false);
     const a = await openEmbeddingStore(tmp.root, 'm@1', 4);
     a.putVector(taskVectorKey('first task'), vec(1));
     a.putVector('h1', vec(2));
     await a.flush();
     const c = await openEmbeddingStore(tmp.root, 'm@1', 4);
-    expect(packHoldsKey(tmp.root, 'm@1', taskVectorKey('another task'))).toBe(false);
-    expect(packHoldsKey(tmp.root, 'm@2', taskVectorKey('first task'))).toBe(false);
-    expect(packHoldsKey(tmp.root, 'm@1', taskVectorKey('first task'))).toBe(true);
+    expect(await packHoldsKey(tmp.root, 'm@1', taskVectorKey('another task'))).toBe(false);
+    expect(await packHoldsKey(tmp.root, 'm@2', taskVectorKey('first task'))).toBe(false);
+    expect(await packHoldsKey(tmp.root, 'm@1', taskVectorKey('first task'))).toBe(true);
     // the pack changes after that read: the next open sees the pack as read (a cache), the one after reads it again
     c.putVector('h2', vec(3));
     await c.flush();
@@ -51,14 +59,38 @@ describe('embedding store', () => {
     await a.flush();
     const pack = join(embeddingStoreDir(tmp.root, 'm@1'), 'vectors.pack');
     const bytes = readFileSync(pack);
-    const recordBytes = bytes.length / 3;
-    bytes[recordBytes + 20] = bytes[recordBytes + 20]! ^ 0xff; // inside the second record's payload
+    // one group (its magic first), then the three records in it
+    const at = magicsIn(bytes);
+    expect(at).toHaveLength(4);
+    bytes[at[2]! + 20] = bytes[at[2]! + 20]! ^ 0xff; // inside the second record's payload
     writeFileSync(pack, bytes);
     const b = await openEmbeddingStore(tmp.root, 'm@1', 4);
     expect(b.getVector('h0')).toBeDefined();
     expect(b.getVector('h1')).toBeUndefined();
     expect(b.getVector('h2')).toBeDefined();
     expect(b.stats.corrupt).toBeGreaterThan(0);
+  });
+
+  it('checks one checksum per group, and still reads records written one by one (before groups)', async () => {
+    const a = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    for (let i = 0; i < 3; i++) a.putVector(`h${i}`, vec(i));
+    await a.flush();
+    const pack = join(embeddingStoreDir(tmp.root, 'm@1'), 'vectors.pack');
+    const grouped = readFileSync(pack);
+    const at = magicsIn(grouped);
+    // a record's own checksum is not read while its group's holds: spoil one, then mend the group's
+    const spoiled = Buffer.from(grouped);
+    const recordEnd = at[3]! - 4;
+    spoiled.writeUInt32LE((spoiled.readUInt32LE(recordEnd) ^ 1) >>> 0, recordEnd);
+    spoiled.writeUInt32LE(crc32(spoiled.subarray(4, spoiled.length - 4)), spoiled.length - 4);
+    writeFileSync(pack, spoiled);
+    const b = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    expect(b.stats).toMatchObject({ vectors: 3, corrupt: 0 });
+    // the records alone, as earlier versions wrote them
+    writeFileSync(pack, grouped.subarray(at[1]!, grouped.length - 4));
+    const c = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    expect(c.stats).toMatchObject({ vectors: 3, corrupt: 0 });
+    expect(Array.from(c.getVector('h2')!)).toEqual(Array.from(vec(2)));
   });
 
   it('ignores a torn tail and garbage, and vectors of another dimension', async () => {
