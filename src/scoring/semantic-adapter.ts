@@ -134,7 +134,7 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
     },
     async hasTaskVector(task: string) {
       const [[{ taskVectorKey }], opened] = await Promise.all([modules(), storeNow()]);
-      return opened.getVector(taskVectorKey(task)) !== undefined;
+      return opened.hasVector(taskVectorKey(task));
     },
   });
 }

@@ -46,6 +46,8 @@ const STALE_FACTOR = 4;
 export interface EmbeddingStore {
   readonly dir: string;
   getVector(chunkHash: string): Float32Array | undefined;
+  /** Whether the store holds a vector for `chunkHash`, without making its view (a warm babel run asks for 70k). */
+  hasVector(chunkHash: string): boolean;
   getFileChunks(fileKey: string): string[] | undefined;
   putVector(chunkHash: string, vector: Float32Array): void;
   putFileChunks(fileKey: string, chunkHashes: string[]): void;
@@ -144,6 +146,7 @@ export async function openEmbeddingStore(cacheDir: string, modelId: string, dime
     dir,
     stats,
     getVector: vectorOf,
+    hasVector: (hash) => vectors.has(hash),
     getFileChunks: (key) => files.get(key),
     putVector(hash, vector) {
       if (vector.length !== dimensions) throw new Error(`vector for ${hash} has ${vector.length} dims, the store holds ${dimensions}`);

@@ -33,7 +33,7 @@ export function createFarTier(far: KeyValueCache, embedder: Pick<Embedder, 'id' 
         const hashes = value === '' ? [] : value.split('\n');
         store.putFileChunks(key, hashes);
         // The file's vectors come along, so the file need not be chunked again.
-        for (const hash of hashes) if (!store.getVector(hash)) chunkKeys.add(hash);
+        for (const hash of hashes) if (!store.hasVector(hash)) chunkKeys.add(hash);
         hits++;
       });
       await inBatches([...chunkKeys], async (key) => {

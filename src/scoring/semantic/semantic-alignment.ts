@@ -105,13 +105,13 @@ export async function semanticAlignment(
     const missing = new Map<string, string>();
     const chunksOf = (file: CandidateFile, fileKey: string): string[] => {
       const hashes = store.getFileChunks(fileKey);
-      if (hashes && hashes.every((h) => store.getVector(h))) return hashes;
+      if (hashes && hashes.every((h) => store.hasVector(h))) return hashes;
       const fresh: string[] = [];
       for (const chunk of chunkFile(file.content, chunkChars)) {
         const text = `${file.path}\n${chunk.text}`;
         const hash = sha256(text);
         fresh.push(hash);
-        if (!store.getVector(hash)) missing.set(hash, text);
+        if (!store.hasVector(hash)) missing.set(hash, text);
       }
       keepFileChunks(store, fileKey, fresh, hashes);
       return fresh;
@@ -130,10 +130,10 @@ export async function semanticAlignment(
       for (const [index, file] of files.entries()) fileChunks.set(file.path, chunksOf(file, fileKeys[index]!));
     }
     const taskKey = taskVectorKey(input.task);
-    if (!store.getVector(taskKey)) missing.set(taskKey, input.task);
+    if (!store.hasVector(taskKey)) missing.set(taskKey, input.task);
     if (far) {
       farHits += await far.fill(store, [], [...missing.keys()]);
-      for (const key of [...missing.keys()]) if (store.getVector(key)) missing.delete(key);
+      for (const key of [...missing.keys()]) if (store.hasVector(key)) missing.delete(key);
     }
     embedded = await embedMissing(store, embedder, missing, ctx);
     if (missing.has(taskKey)) embedded--;
@@ -207,7 +207,7 @@ export function embedAhead(
       const text = `${file.path}\n${chunk.text}`;
       const hash = sha256(text);
       hashes.push(hash);
-      if (started.has(hash) || store.getVector(hash)) continue;
+      if (started.has(hash) || store.hasVector(hash)) continue;
       started.add(hash);
       keys.push(hash);
       texts.push(text);

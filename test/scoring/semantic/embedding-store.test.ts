@@ -31,6 +31,7 @@ describe('embedding store', () => {
     expect(b.getFileChunks('f1')).toEqual(['h1', 'h2']);
     expect(b.getFileChunks('empty')).toEqual([]);
     expect(b.getVector('nope')).toBeUndefined();
+    expect([b.hasVector('h2'), b.hasVector('nope'), b.hasVector('f1')]).toEqual([true, false, false]);
     expect(b.stats).toMatchObject({ vectors: 2, files: 2, corrupt: 0 });
   });
 
