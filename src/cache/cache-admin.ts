@@ -8,6 +8,7 @@ import { OUTLINE_BLOCKS_MAGIC } from '../summarize/syntax/block-store.js';
 import { IMPORT_GRAPH_MAGIC } from '../scoring/import-graph/graph-cache.js';
 import { PIECE_COUNTS_MAGIC } from '../tokenize/piece-counts.js';
 import { BPE_TABLE_MAGIC } from '../tokenize/bpe-table.js';
+import { FILE_LABELS_MAGIC } from '../scoring/semantic/file-labels.js';
 import { maxOf, minOf } from '../util/extremes.js';
 
 /** Temp files of a writer that died are removed by prune once this old. */
@@ -195,7 +196,7 @@ async function removeEmptiedDirs(paths: string[], cacheDir: string): Promise<voi
  * BPE table's for a table kept here (where the model cache cannot be written, and by earlier
  * versions: it lives beside the models).
  */
-const INDEX_MAGICS: readonly Buffer[] = [FACT_STORE_MAGIC, OUTLINE_BLOCKS_MAGIC, IMPORT_GRAPH_MAGIC, PIECE_COUNTS_MAGIC, BPE_TABLE_MAGIC];
+const INDEX_MAGICS: readonly Buffer[] = [FACT_STORE_MAGIC, OUTLINE_BLOCKS_MAGIC, IMPORT_GRAPH_MAGIC, PIECE_COUNTS_MAGIC, BPE_TABLE_MAGIC, FILE_LABELS_MAGIC];
 const INDEX_MAGIC_BYTES = Math.max(...INDEX_MAGICS.map((m) => m.length));
 
 /**

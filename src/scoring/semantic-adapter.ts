@@ -100,14 +100,21 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
     await embedAhead(opened, embedder, files, chunkChars, started);
   };
   const align = async (input: { task: string; files: CandidateFile[] }, ctx: RunContext): Promise<SemanticScores> => {
-    const [{ semanticAlignment, createSemanticMemo }] = await modules();
+    const [{ semanticAlignment, alignFromFileLabels, createSemanticMemo }] = await modules();
     const memoNow = memoOf(createSemanticMemo);
-    const opened = await storeNow();
     const far = sharedCacheFor(ctx.config, { maxAgeMs: ctx.config.summarization.caching.max_age_hours * 3_600_000 });
+    // a one-shot run over files seen before scores from their chunk labels, without the store;
+    // a long-lived binding keeps its own memo, and a shared far cache wants the full path
+    const oneShot = options.longLived !== true && !far;
+    if (oneShot && pending.size === 0) {
+      const quick = await alignFromFileLabels(input, ctx, { embedder, cacheDir: options.cacheDir, memo: memoNow });
+      if (quick) return quick;
+    }
+    const opened = await storeNow();
     const ahead = [...pending];
     pending.clear();
     try {
-      return await semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir, store: opened, memo: memoNow, ahead, ...(far ? { far } : {}) });
+      return await semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir, store: opened, memo: memoNow, ahead, writeFileLabels: oneShot, ...(far ? { far } : {}) });
     } finally {
       started.clear();
     }
@@ -126,15 +133,17 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
   return Object.assign(align, {
     ahead,
     async settle() {
-      await memo?.ann.saving;
+      await Promise.all([memo?.ann.saving, memo?.labelsSaving]);
     },
     async readAhead() {
       const [[{ createSemanticMemo }], { readIndexAhead }] = await Promise.all([modules(), import('./semantic/ann-index.js')]);
       readIndexAhead({ indexDir: indexDirOf(options.cacheDir), modelId: embedder.id, dimensions: embedder.dimensions }, memoOf(createSemanticMemo).ann);
     },
     async hasTaskVector(task: string) {
-      const [[{ taskVectorKey }], opened] = await Promise.all([modules(), storeNow()]);
-      return opened.hasVector(taskVectorKey(task));
+      const [, { taskVectorKey, readStoredVector }] = await modules();
+      // an open store answers; else the pack is searched for the one key, not read into a store
+      if (store !== undefined) return (await store).hasVector(taskVectorKey(task));
+      return (await readStoredVector(options.cacheDir, embedder.id, embedder.dimensions, taskVectorKey(task))) !== undefined;
     },
   });
 }

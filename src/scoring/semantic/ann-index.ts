@@ -150,6 +150,39 @@ export async function annSearch(q: AnnQuery, handle: AnnHandle = {}): Promise<An
   return { hits, ...changes };
 }
 
+/**
+ * The index on disk as it is (read ahead into `handle`, which keeps that read for a later
+ * annSearch; else read now), for a caller that knows which index its labels belong to; null when
+ * there is no such index: another file than `indexFile`, or not `live` live labels. Its search
+ * gives the k best labels with their similarity, as annSearch finds them over a key set that
+ * index is in step with.
+ */
+export async function indexAsIs(
+  q: IndexOf & { indexFile: string; live: number },
+  handle: AnnHandle,
+): Promise<{ search(query: Float32Array, k: number): Array<{ label: number; similarity: number }> } | null> {
+  if (handle.state !== undefined) return null;
+  if (handle.ahead?.key !== indexKey(q)) readIndexAhead(q, handle);
+  const onDisk = await handle.ahead!.reading.catch(() => null);
+  if (!onDisk || onDisk.meta.indexFile !== q.indexFile) return null;
+  let live = 0;
+  for (const key of onDisk.meta.labels) if (key !== null) live++;
+  if (live !== q.live) return null;
+  return {
+    search(query, wanted) {
+      const k = Math.min(wanted, live);
+      if (k === 0) return [];
+      onDisk.index.setEf(Math.max(MIN_EF, 2 * k));
+      const result = onDisk.index.searchKnn(Array.from(query), k);
+      const hits: Array<{ label: number; similarity: number }> = [];
+      result.neighbors.forEach((label, i) => {
+        if (onDisk.meta.labels[label] != null) hits.push({ label, similarity: 1 - result.distances[i]! });
+      });
+      return hits;
+    },
+  };
+}
+
 /** Bring an index (the held one, else the one on disk, else a new one) in step with `q.keys`; `save` writes it when it changed. */
 async function syncIndex(
   q: AnnQuery,

@@ -86,6 +86,52 @@ export async function packHoldsKey(cacheDir: string, modelId: string, key: strin
   return data !== undefined && data.includes(Buffer.from(key, 'latin1'));
 }
 
+/**
+ * One vector of the pack, found by its key without reading the whole store: the pack as
+ * packHoldsKey read it ahead (left for the next open), else read now (and left for it). A record
+ * counts only when it is whole and its checksum holds; undefined when none does.
+ */
+export async function readStoredVector(cacheDir: string, modelId: string, dimensions: number, key: string): Promise<Float32Array | undefined> {
+  const packPath = join(embeddingStoreDir(cacheDir, modelId), EMBEDDING_PACK_FILE);
+  let early = readAhead.get(packPath);
+  if (early === undefined || Date.now() - early.atMs > READ_AHEAD_MS) {
+    early = { data: readFile(packPath).catch(() => undefined), atMs: Date.now() };
+    readAhead.set(packPath, early);
+  }
+  const data = await early.data;
+  if (data === undefined) return undefined;
+  const needle = Buffer.from(key, 'utf8');
+  for (let at = data.indexOf(needle); at !== -1; at = data.indexOf(needle, at + 1)) {
+    const pos = at - HEADER_BYTES;
+    if (pos < 0 || data.readUInt32LE(pos) !== MAGIC_U32 || data.readUInt16LE(pos + 6) !== needle.length) continue;
+    let vector: Float32Array | undefined;
+    scanRecords(
+      data,
+      (kind, _key, payloadAt, length) => {
+        if (kind === KIND_VECTOR && length === dimensions * 4) vector ??= new Float32Array(Uint8Array.prototype.slice.call(data, payloadAt, payloadAt + length).buffer);
+      },
+      () => undefined,
+      pos,
+      pos + align4(HEADER_BYTES + needle.length) + align4(data.readUInt32LE(pos + 8)) + 4,
+    );
+    if (vector !== undefined) return vector;
+  }
+  return undefined;
+}
+
+/**
+ * Append one vector to a model's pack without opening the store (what putVector and a flush of
+ * it write); a read of the pack held for the next open is dropped, since it lacks the vector.
+ */
+export async function appendStoredVector(cacheDir: string, modelId: string, key: string, vector: Float32Array): Promise<void> {
+  const dir = embeddingStoreDir(cacheDir, modelId);
+  const packPath = join(dir, EMBEDDING_PACK_FILE);
+  readAhead.delete(packPath);
+  ensureDir(dir);
+  writeCacheMarker(dirname(dir));
+  await appendRecords(packPath, [encodeRecord(KIND_VECTOR, key, vectorBytes(vector))]);
+}
+
 /** The key of a task's vector in the pack (its text's hash: the task itself is never stored). */
 export function taskVectorKey(task: string): string {
   return `task:${keyHash(task)}`;

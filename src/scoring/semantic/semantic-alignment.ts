@@ -1,10 +1,11 @@
 import type { CandidateFile, Embedder, KeyValueCache, RunContext } from '../../types.js';
 import { indexDirOf } from '../../cache/cache-dir.js';
 import { diffFiles, type FileChanges } from '../derived.js';
-import { annSearch, type AnnHandle, type AnnQuery } from './ann-index.js';
+import { annSearch, indexAsIs, type AnnHandle, type AnnQuery } from './ann-index.js';
 import { chunkFile, CHUNKER_VERSION } from './chunker.js';
-import { keyHash as sha256, openEmbeddingStore, taskVectorKey, type EmbeddingStore, type KeySet } from './embedding-store.js';
+import { appendStoredVector, embeddingStoreDir, keyHash as sha256, openEmbeddingStore, readStoredVector, taskVectorKey, type EmbeddingStore, type KeySet } from './embedding-store.js';
 import { createFarTier } from './far-embeddings.js';
+import { byPath, fileLabelsPath, fileSetDigest, labelsOf, readFileLabels, writeFileLabels, type FileLabels } from './file-labels.js';
 
 export interface SemanticAlignmentDeps {
   embedder: Embedder;
@@ -23,6 +24,11 @@ export interface SemanticAlignmentDeps {
   memo?: SemanticMemo;
   /** Embeddings started ahead (embedAhead) that this run waits for before it looks for missing vectors. */
   ahead?: Iterable<Promise<unknown>>;
+  /**
+   * Write the file set's chunk labels for the next one-shot run (file-labels.ts) when every file
+   * was embedded and the ANN index did not change; the write is left in `memo.labelsSaving`.
+   */
+  writeFileLabels?: boolean;
 }
 
 /**
@@ -42,6 +48,8 @@ export interface SemanticMemo {
     used: UsedKeys;
   };
   ann: AnnHandle;
+  /** The chunk labels' write under way (writeFileLabels), if any; its failure only costs the next run the full path. */
+  labelsSaving?: Promise<void>;
 }
 
 /**
@@ -151,8 +159,32 @@ export async function semanticAlignment(
     const search = unique.length >= annMinChunks ? 'ann' : 'exact';
     const similarity = new Map<string, number>();
     let floor = 0;
+    // what the next one-shot run over these files scores from: written after a changed ANN index
+    // is saved (under a new name, which the labels name)
+    const keepLabels = (indexFile: () => string, labelOf: () => ReadonlyMap<string, number>, vectors?: () => Float32Array) => {
+      if (!deps.writeFileLabels || !memo || far) return;
+      const labels = labelsOf(fileChunks, labelOf());
+      if (!labels) return;
+      const path = fileLabelsPath(deps.indexDir ?? indexDirOf(deps.cacheDir), embedder.id);
+      const digest = fileSetDigest(byPath(input.files), settings, embedder.id);
+      const count = unique!.length;
+      memo.labelsSaving = Promise.all([memo.ann.saving, readFileLabels(path)])
+        .then(([, known]) => (known?.digest === digest && known.indexFile === indexFile() ? undefined : writeFileLabels(path, { digest, indexFile: indexFile(), unique: count, ...labels, ...(vectors ? { vectors: vectors() } : {}) })))
+        .catch(() => undefined);
+    };
     if (search === 'exact') {
       for (const key of unique) similarity.set(key, dot(task, store.getVector(key)!));
+      // the rows of the distinct chunks' vectors, in `unique` order, are the labels of exact search
+      const rows = unique;
+      keepLabels(
+        () => '',
+        () => new Map(rows.map((key, row) => [key, row])),
+        () => {
+          const vectors = new Float32Array(rows.length * embedder.dimensions);
+          rows.forEach((key, row) => vectors.set(store.getVector(key)!, row * embedder.dimensions));
+          return vectors;
+        },
+      );
     } else {
       const k = Math.max(ANN_MIN_RESULTS, Math.ceil(unique.length * ANN_RESULT_FRACTION));
       const query = {
@@ -168,6 +200,8 @@ export async function semanticAlignment(
       const result = await annSearch(query, memo?.ann);
       for (const hit of result.hits) similarity.set(hit.key, hit.similarity);
       floor = result.hits.length > 0 ? result.hits[result.hits.length - 1]!.similarity : 0;
+      const held = memo?.ann.state;
+      if (held) keepLabels(() => held.meta.indexFile, () => held.labelOf);
     }
     const scores = new Map<string, number>();
     for (const [path, hashes] of fileChunks) {
@@ -178,10 +212,73 @@ export async function semanticAlignment(
     await far?.publish(store).catch(() => undefined);
     const kept = used ?? new UsedKeys(input.files, (file) => fileKeyOf(memo, settings, file), [...new Set([...fileChunks.values()].flat())]);
     kept.add(taskVectorKey(input.task));
-    await store.flush(kept).catch((error: unknown) => {
-      ctx.warnings.push(`embedding cache ${store.dir}: could not save new vectors (${error instanceof Error ? error.message : String(error)})`);
-    });
+    await store.flush(kept).catch((error: unknown) => ctx.warnings.push(saveFailure(store.dir, error)));
   }
+}
+
+/**
+ * A one-shot run's semantic alignment from the chunk labels the last run over the same files
+ * wrote (file-labels.ts): the task's stored vector and one search of the ANN index as it is on
+ * disk, each file scored from its labels as semanticAlignment scores it from its chunk keys (the
+ * same scores, bit for bit). null when anything it needs is missing or does not match (another
+ * file set, model, chunk settings or index file; a task whose vector is not stored; exact search
+ * below ann_min_chunks): the caller then takes semanticAlignment.
+ */
+export async function alignFromFileLabels(
+  input: { task: string; files: CandidateFile[] },
+  ctx: RunContext,
+  deps: Pick<SemanticAlignmentDeps, 'embedder' | 'cacheDir' | 'indexDir'> & { memo: SemanticMemo },
+): Promise<SemanticAlignmentResult | null> {
+  const { embedder } = deps;
+  const { chunk_chars: chunkChars, ann_min_chunks: annMinChunks } = ctx.config.relevance_scoring.embedding;
+  const indexDir = deps.indexDir ?? indexDirOf(deps.cacheDir);
+  const taskKey = taskVectorKey(input.task);
+  const [stored, storedTask] = await Promise.all([readFileLabels(fileLabelsPath(indexDir, embedder.id)), readStoredVector(deps.cacheDir, embedder.id, embedder.dimensions, taskKey)]);
+  if (!stored || stored.starts.length !== input.files.length + 1) return null;
+  const files = byPath(input.files);
+  if (stored.digest !== fileSetDigest(files, chunkSettings(chunkChars), embedder.id)) return null;
+  // exact search below ann_min_chunks (its labels are rows of the stored vectors), else the ANN index
+  const exact = stored.unique < annMinChunks;
+  if (exact !== (stored.vectors !== undefined && stored.indexFile === '')) return null;
+  const index = exact ? exactIndex(stored, embedder.dimensions) : await indexAsIs({ indexDir, modelId: embedder.id, dimensions: embedder.dimensions, indexFile: stored.indexFile, live: stored.unique }, deps.memo.ann);
+  if (!index) return null;
+  // a new task is embedded now and its vector appended to the pack, as the full path would store it
+  let task = storedTask;
+  if (task === undefined) {
+    [task] = await embedder.embed([input.task]);
+    if (task === undefined) return null;
+    await appendStoredVector(deps.cacheDir, embedder.id, taskKey, task).catch((error: unknown) => ctx.warnings.push(saveFailure(embeddingStoreDir(deps.cacheDir, embedder.id), error)));
+  }
+  const hits = index.search(task, exact ? stored.unique : Math.max(ANN_MIN_RESULTS, Math.ceil(stored.unique * ANN_RESULT_FRACTION)));
+  // as semanticAlignment: a chunk the search did not return counts at the lowest similarity it did
+  const similarity = new Map<number, number>();
+  let floor = 0;
+  for (const hit of hits) {
+    similarity.set(hit.label, hit.similarity);
+    floor = similarity.size === 1 ? hit.similarity : Math.min(floor, hit.similarity);
+  }
+  const scores = new Map<string, number>();
+  const { starts, labels } = stored;
+  files.forEach((file, i) => {
+    const chunkSimilarities: number[] = [];
+    for (let at = starts[i]!; at < starts[i + 1]!; at++) chunkSimilarities.push(similarity.get(labels[at]!) ?? floor);
+    scores.set(file.path, fileSimilarity(chunkSimilarities));
+  });
+  ctx.reporter.debug(`semantic: ${files.length} files scored from their chunk labels (${labels.length} chunks, ${hits.length} found)`);
+  return { scores, modelId: embedder.id, chunks: labels.length, embedded: 0, search: exact ? 'exact' : 'ann', farHits: 0 };
+}
+
+/** Exact search over the stored rows of file labels: every row with its dot product, in row order; null when rows and labels do not fit together. */
+function exactIndex(stored: FileLabels, dimensions: number): { search(query: Float32Array): Array<{ label: number; similarity: number }> } | null {
+  const vectors = stored.vectors!;
+  if (vectors.length !== stored.unique * dimensions || stored.labels.some((label) => label < 0 || label >= stored.unique)) return null;
+  return {
+    search(query) {
+      const hits: Array<{ label: number; similarity: number }> = [];
+      for (let row = 0; row * dimensions < vectors.length; row++) hits.push({ label: row, similarity: dot(query, vectors.subarray(row * dimensions, (row + 1) * dimensions)) });
+      return hits;
+    },
+  };
 }
 
 /**
@@ -259,6 +356,11 @@ function dot(a: Float32Array, b: Float32Array): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
   return s;
+}
+
+/** The warning of vectors the pack in `dir` could not take (the run goes on; they are embedded again next time). */
+function saveFailure(dir: string, error: unknown): string {
+  return `embedding cache ${dir}: could not save new vectors (${error instanceof Error ? error.message : String(error)})`;
 }
 
 /** The embedding store's key of a task's vector (embedding-store.ts). */

@@ -107,7 +107,7 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
   it('reads the embedding store once per binding: a long-lived stage scores the next task from the vectors in memory', async () => {
     const cacheDir = join(tmp.root, 'kept-open');
     const counting = countingEmbedder(embedder);
-    const align = bindSemanticAlignment(counting, { cacheDir });
+    const align = bindSemanticAlignment(counting, { cacheDir, longLived: true });
     const ctx = testContext({ config: configWith({}) });
     const first = await align({ task: 'add retry with backoff to the http client', files: corpus }, ctx);
     expect(counting.texts.length).toBeGreaterThan(1);
@@ -119,7 +119,7 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
     expect([...second.scores.keys()].sort()).toEqual([...first.scores.keys()].sort());
     // A fresh binding (a new process) reads the disk again: it finds only what the second run appended.
     const fresh = countingEmbedder(embedder);
-    await bindSemanticAlignment(fresh, { cacheDir })({ task: 'load the yaml config', files: corpus }, ctx);
+    await bindSemanticAlignment(fresh, { cacheDir, longLived: true })({ task: 'load the yaml config', files: corpus }, ctx);
     expect(fresh.texts.length).toBeGreaterThan(1);
   });
 
