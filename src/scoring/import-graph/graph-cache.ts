@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { CandidateFile } from '../../types.js';
 import { indexDirOf } from '../../cache/cache-dir.js';
@@ -6,7 +5,7 @@ import { writeFileAtomic } from '../../util/atomic-write.js';
 import { encodeFramed, readFramedSync } from '../../util/framed-file.js';
 import { edgeMaps, resolveKeptGraph, watchedBy, type ImportGraph, type Watches } from './index.js';
 import { buildProjectIndex, pathChangeKeys, stillHolds, type ConfigRead } from './project.js';
-import { weakMemo } from '../../util/weak-memo.js';
+import { fileListDigest } from '../../util/hash.js';
 
 /**
  * The import graph of the last one-shot run, kept in `<cache dir>/index/import-graph.bin`, so a
@@ -112,15 +111,10 @@ export function importGraphCache(cacheDir: string): ImportGraphCache {
   };
 }
 
-/**
- * The key of a candidate list: every path and content hash in order. Worked out once per list: a
- * run that misses builds and saves with the same list.
- */
-const keyOf = weakMemo((files: readonly CandidateFile[]): string => {
-  const key = createHash('sha256').update(`import-graph@${IMPORT_GRAPH_VERSION}\n`);
-  for (const file of files) key.update(`${file.path}\0${file.hash}\n`);
-  return key.digest('hex');
-});
+/** The key of a candidate list: its digest (every path and content hash in order) under this format's version. */
+function keyOf(files: readonly CandidateFile[]): string {
+  return `import-graph@${IMPORT_GRAPH_VERSION}:${fileListDigest(files)}`;
+}
 
 function isStored(value: Partial<Stored> | undefined): value is Stored {
   const watches = value?.watches;

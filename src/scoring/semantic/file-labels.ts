@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { CandidateFile } from '../../types.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { decodeFramed, encodeFramed } from '../../util/framed-file.js';
-import { sha256Hex } from '../../util/hash.js';
+import { fileListDigest, sha256Hex } from '../../util/hash.js';
 import { modelSlug } from './embedding-store.js';
 
 /**
@@ -43,16 +43,15 @@ export function fileLabelsPath(indexDir: string, modelId: string): string {
   return join(indexDir, `${modelSlug(modelId)}.labels`);
 }
 
-/** The files in path order, as a full alignment visits them. */
-export function byPath(files: readonly CandidateFile[]): CandidateFile[] {
-  return [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+/** The files in path order, as a full alignment visits them: the list itself when it is in that order already (collect's is). */
+export function byPath(files: readonly CandidateFile[]): readonly CandidateFile[] {
+  for (let i = 1; i < files.length; i++) if (files[i - 1]!.path >= files[i]!.path) return [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return files;
 }
 
 /** What the labels depend on: every file's path and blob (in path order), the chunk settings and the model. */
 export function fileSetDigest(sorted: readonly Pick<CandidateFile, 'path' | 'hash'>[], settings: string, modelId: string): string {
-  const parts: string[] = [modelId, settings];
-  for (const file of sorted) parts.push(file.path, file.hash);
-  return sha256Hex(parts.join('\0'));
+  return sha256Hex(`${modelId}\0${settings}\0${fileListDigest(sorted)}`);
 }
 
 export async function readFileLabels(path: string): Promise<FileLabels | null> {
