@@ -89,6 +89,7 @@ export function loadTextColumn(column: TextColumn): Map<string, unknown> | null 
 export function persistedFacts(map: ReadonlyMap<string, unknown>): TextColumn | Map<string, unknown> {
   const entries = [...map];
   if (entries.length > 0 && entries.every(([key, value]) => !key.includes('\n') && isColumnable(value))) return buildColumn(entries as Array<[string, TextFact]>);
+  if (!entries.some(([, value]) => value instanceof ColumnText)) return map as Map<string, unknown>;
   return new Map(entries.map(([key, value]) => [key, value instanceof ColumnText ? { text: value.text, length: value.length } : value]));
 }
 

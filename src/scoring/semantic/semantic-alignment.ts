@@ -25,8 +25,8 @@ export interface SemanticAlignmentDeps {
   /** Embeddings started ahead (embedAhead) that this run waits for before it looks for missing vectors. */
   ahead?: Iterable<Promise<unknown>>;
   /**
-   * Write the file set's chunk labels for the next one-shot run (file-labels.ts) when every file
-   * was embedded and the ANN index did not change; the write is left in `memo.labelsSaving`.
+   * Write the file set's chunk labels for the next one-shot run (file-labels.ts), after the ANN
+   * index this run changed is saved; the write is left in `memo.labelsSaving`.
    */
   writeFileLabels?: boolean;
 }
@@ -218,11 +218,12 @@ export async function semanticAlignment(
 
 /**
  * A one-shot run's semantic alignment from the chunk labels the last run over the same files
- * wrote (file-labels.ts): the task's stored vector and one search of the ANN index as it is on
- * disk, each file scored from its labels as semanticAlignment scores it from its chunk keys (the
- * same scores, bit for bit). null when anything it needs is missing or does not match (another
- * file set, model, chunk settings or index file; a task whose vector is not stored; exact search
- * below ann_min_chunks): the caller then takes semanticAlignment.
+ * wrote (file-labels.ts): the task's vector (stored, else embedded now and appended to the pack)
+ * and one search (of the ANN index as it is on disk, or of the stored rows below ann_min_chunks),
+ * each file scored from its labels as semanticAlignment scores it from its chunk keys (the same
+ * scores, bit for bit). null when anything it needs is missing or does not match (another file
+ * set, model, chunk settings, search mode or index file; a damaged labels file): the caller then
+ * takes semanticAlignment.
  */
 export async function alignFromFileLabels(
   input: { task: string; files: CandidateFile[] },
