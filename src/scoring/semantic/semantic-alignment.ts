@@ -132,7 +132,7 @@ export async function semanticAlignment(
       // the last run's files, every chunk of them embedded then, and the files that changed since
       ({ fileChunks, unique, keyChanges } = updateChunkSets(last, diffFiles(last.files, input.files), (file) => chunksOf(file, fileKeyOf(memo, settings, file))));
     } else {
-      const files = [...input.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      const files = byPath(input.files);
       const fileKeys = files.map((file) => fileKeyOf(memo, settings, file));
       if (far) farHits += await far.fill(store, fileKeys.filter((key) => !store.getFileChunks(key)), []);
       for (const [index, file] of files.entries()) fileChunks.set(file.path, chunksOf(file, fileKeys[index]!));
