@@ -1,6 +1,6 @@
 import type { TierName } from '../types.js';
 import type { RenderFormat } from '../stages.js';
-import type { Tokenizer } from '../tokenize/tokenizer.js';
+import { countJoined, type Tokenizer } from '../tokenize/tokenizer.js';
 import { BudgetExceededError } from '../errors.js';
 import { renderDocument, renderHeader } from '../assemble/render.js';
 import { emptyIncluded, type BootHeader } from '../assemble/boot-header.js';
@@ -170,14 +170,15 @@ function renderOnce(
     if (next === used) break;
     used = next;
   }
-  let text = renderHeader(header(used), format) + body;
-  let tokens = tokenizer.count(text);
+  // the whole text counted: the header's count plus the body's where they join at a safe split
+  let head = renderHeader(header(used), format);
+  let tokens = countJoined(tokenizer, head, body, bodyTokens);
   for (let k = 0; k < HEADER_SETTLE_ROUNDS && tokens !== used; k++) {
     used = tokens;
-    text = renderHeader(header(used), format) + body;
-    tokens = tokenizer.count(text);
+    head = renderHeader(header(used), format);
+    tokens = countJoined(tokenizer, head, body, bodyTokens);
   }
-  return { text, tokens };
+  return { text: head + body, tokens };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { RenderFormat } from '../stages.js';
-import { countAll, type Tokenizer } from '../tokenize/tokenizer.js';
+import { LRUCache } from 'lru-cache';
+import { countAll, isLongLived, splitsExactly, type Tokenizer } from '../tokenize/tokenizer.js';
 import { getOutputFormat, type FileBlockInput, type OutputFormat } from './formats/index.js';
 import { isSafeSplitAt, nextSafeSplit } from '../tokenize/safe-split.js';
 
@@ -31,7 +32,15 @@ export function fileBlockCosts(inputs: readonly FileBlockInput[], format: Render
   const f = getOutputFormat(format);
   const results = new Array<{ block: string; cost: number }>(inputs.length);
   const shown = inputs.map((input) => input.tokens);
-  let pending = inputs.map((_, i) => i);
+  const kept = keptCosts(tokenizer);
+  const keys = kept === undefined ? [] : inputs.map((input) => keptKey(format, input));
+  let pending = kept === undefined ? inputs.map((_, i) => i) : inputs.flatMap((input, i) => {
+    const hit = kept.get(keys[i]!);
+    if (hit === undefined || hit.content !== input.content) return [i];
+    results[i] = { block: hit.block, cost: hit.cost };
+    return [];
+  });
+  const computed = pending;
   for (let round = 0; pending.length > 0; round++) {
     const plans = pending.map((i) => planCost(inputs[i]!, shown[i]!, f, tokenizer));
     const counts = countAll(tokenizer, plans.flatMap((plan) => plan.texts));
@@ -50,7 +59,31 @@ export function fileBlockCosts(inputs: readonly FileBlockInput[], format: Render
     });
     pending = next;
   }
+  if (kept !== undefined) for (const i of computed) kept.set(keys[i]!, { content: inputs[i]!.content, ...results[i]! });
   return results;
+}
+
+/** Characters of content whose block costs a long-lived tokenizer keeps (about 2 bytes each, blocks included). */
+const KEPT_CHARS = 32 * 1024 * 1024;
+const keptByTokenizer = new WeakMap<Tokenizer, LRUCache<string, { content: string; block: string; cost: number }>>();
+
+/**
+ * The block costs kept for a long-lived tokenizer (isLongLived: the warm index's, whose queries
+ * cost the same blocks again); none for a one-shot run, which costs each block once.
+ */
+function keptCosts(tokenizer: Tokenizer): LRUCache<string, { content: string; block: string; cost: number }> | undefined {
+  if (!isLongLived(tokenizer)) return undefined;
+  let kept = keptByTokenizer.get(tokenizer);
+  if (kept === undefined) {
+    kept = new LRUCache({ max: 100_000, maxSize: KEPT_CHARS, sizeCalculation: (entry) => 2 * entry.content.length + 1 });
+    keptByTokenizer.set(tokenizer, kept);
+  }
+  return kept;
+}
+
+/** What a block's cost depends on besides its content (checked on a hit): the format and the input's other fields. */
+function keptKey(format: RenderFormat, input: FileBlockInput): string {
+  return `${format}\0${input.level}\0${input.tokens}\0${input.truncated === true ? 1 : 0}\0${input.path}`;
 }
 
 /** Re-renders before the printed cost settles; digits change at most once or twice. */
@@ -59,7 +92,7 @@ const SETTLE_ROUNDS = 4;
 /** A block printing `shown` as its cost, the texts its cost is counted from, and how. */
 function planCost(file: FileBlockInput, shown: number, f: OutputFormat, tokenizer: Tokenizer): { block: string; texts: string[]; cost: (counts: number[]) => number } {
   const input = { ...file, tokens: shown };
-  const parts = tokenizer.id === 'chars4' ? null : f.fileBlockParts?.(input);
+  const parts = splitsExactly(tokenizer) ? f.fileBlockParts?.(input) : null;
   if (!parts) {
     const block = f.fileBlock(input);
     return { block, texts: [block + f.blockSeparator], cost: ([whole]) => whole! };

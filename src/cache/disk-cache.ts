@@ -1,5 +1,6 @@
 import { randomBytes, createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { ensureDir } from '../util/atomic-write.js';
 import { join } from 'node:path';
 import type { KeyValueCache } from '../types.js';
@@ -54,6 +55,11 @@ export interface DiskCacheOptions {
   maxAgeMs?: number;
   /** For tests of foreign versions; default CACHE_FORMAT_VERSION. */
   formatVersion?: number;
+  /**
+   * Write entries on the thread pool instead of this thread: for a long-lived process, whose
+   * writes go on behind its answers (createLayeredCache's writeBehind). Default: synchronous.
+   */
+  asyncWrites?: boolean;
 }
 
 /**
@@ -64,7 +70,7 @@ export interface DiskCacheOptions {
  * is a miss, and the next `set` rewrites it.
  */
 export function createDiskCache(options: DiskCacheOptions): KeyValueCache {
-  const { dir, now = Date.now, maxAgeMs = 0, formatVersion = CACHE_FORMAT_VERSION } = options;
+  const { dir, now = Date.now, maxAgeMs = 0, formatVersion = CACHE_FORMAT_VERSION, asyncWrites = false } = options;
   const madeDirs = new Set<string>();
   return {
     async get(namespace, key) {
@@ -93,12 +99,18 @@ export function createDiskCache(options: DiskCacheOptions): KeyValueCache {
       }
       const envelope: CacheEnvelope = { format: CACHE_FORMAT_NAME, v: formatVersion, ns: namespace, key, createdMs: now(), value };
       const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-      // Synchronous for the same reason as reads: small files, no thread-pool round trips.
+      // Synchronous unless asked otherwise, for the same reason as reads: small files, no thread-pool round trips.
       try {
-        writeFileSync(temp, JSON.stringify(envelope));
-        renameSync(temp, file);
+        if (asyncWrites) {
+          await writeFile(temp, JSON.stringify(envelope));
+          await rename(temp, file);
+        } else {
+          writeFileSync(temp, JSON.stringify(envelope));
+          renameSync(temp, file);
+        }
       } catch (error) {
-        rmSync(temp, { force: true });
+        if (asyncWrites) await rm(temp, { force: true });
+        else rmSync(temp, { force: true });
         // The shard may have been removed by `aiwg cache clear` since we made it.
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') madeDirs.delete(shard);
         throw error;

@@ -10,6 +10,12 @@ export interface LayeredCacheOptions {
   now?: () => number;
   /** Same expiry as the disk layer, so a long-lived process does not outlive max_age_hours. */
   maxAgeMs?: number;
+  /**
+   * For a long-lived process: `set` returns once memory holds the value and the write to the
+   * backing cache goes on behind it (the process answers first, and Node finishes pending writes
+   * before it exits). A write that failed is thrown by the next `set`, so its caller still learns.
+   */
+  writeBehind?: boolean;
 }
 
 export const DEFAULT_LRU_ENTRIES = 20_000;
@@ -23,7 +29,7 @@ interface Held {
 
 /**
  * A bounded in-memory LRU in front of another cache (the disk). Hits never touch the disk;
- * misses read through and fill the LRU; writes go to both.
+ * misses read through and fill the LRU; writes go to both (behind the answer, with writeBehind).
  */
 export function createLayeredCache(backing: KeyValueCache, options: LayeredCacheOptions = {}): KeyValueCache {
   const { now = Date.now, maxAgeMs = 0 } = options;
@@ -32,6 +38,8 @@ export function createLayeredCache(backing: KeyValueCache, options: LayeredCache
     maxSize: options.maxChars ?? DEFAULT_LRU_CHARS,
     sizeCalculation: (held) => Math.max(1, held.value.length),
   });
+  /** The first write behind that failed since the last `set` reported one. */
+  let failed: unknown;
   return {
     async get(namespace, key) {
       const id = `${namespace}\0${key}`;
@@ -44,7 +52,13 @@ export function createLayeredCache(backing: KeyValueCache, options: LayeredCache
     },
     async set(namespace, key, value) {
       lru.set(`${namespace}\0${key}`, { value, seenMs: now() });
-      await backing.set(namespace, key, value);
+      if (!options.writeBehind) return backing.set(namespace, key, value);
+      backing.set(namespace, key, value).catch((error: unknown) => {
+        failed ??= error;
+      });
+      const earlier = failed;
+      failed = undefined;
+      if (earlier !== undefined) throw earlier;
     },
   };
 }

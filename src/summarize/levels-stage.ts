@@ -87,12 +87,14 @@ export function resolveLevelsPorts(options: LevelsStageOptions, deps: Partial<Le
   const redisUrl = config.cache.redis_url;
   if (redisUrl !== undefined) checkRedisUrl(redisUrl, 'cache.redis_url');
   // With cache.redis_url the disk stays in front and Redis behind it, shared by every machine.
+  // A long-lived stage answers first and writes its entries behind (on the thread pool).
+  const behind = options.longLived === true;
   const backing = (dir: string) => {
-    const disk = createDiskCache({ dir, now, maxAgeMs });
+    const disk = createDiskCache({ dir, now, maxAgeMs, asyncWrites: behind });
     const far = sharedCacheFor(config, { now, maxAgeMs });
     return far === undefined ? disk : createTieredCache(disk, far);
   };
-  const layered = (dir: string) => createLayeredCache(backing(dir), { now, maxAgeMs });
+  const layered = (dir: string) => createLayeredCache(backing(dir), { now, maxAgeMs, writeBehind: behind });
   const summaryCache = deps.summaryCache !== undefined ? deps.summaryCache : caching.enabled ? layered(resolveSummaryCacheDir(root, config)) : null;
   const tokenCache = deps.tokenCache !== undefined ? deps.tokenCache : caching.enabled ? layered(resolveTokenCacheDir(root, config)) : null;
   return {

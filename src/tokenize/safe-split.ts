@@ -14,7 +14,7 @@ export function isSafeStart(code: number): boolean {
   return code > 0x20 && code < 0x7f && code !== 0x2f;
 }
 
-/** Whether `text` splits exactly at `i` (0 < i < length), given text[i - 1] = '\n'. */
+/** Whether `text` splits exactly at `i`, given a newline just before it (text[i - 1], or the end of what `text` follows); only text[i..] is read. */
 export function isSafeSplitAt(text: string, i: number): boolean {
   const first = text.charCodeAt(i);
   if (isSafeStart(first)) return true;

@@ -2,7 +2,7 @@ import { UsageError } from '../errors.js';
 import { bpeCounter, inThreadCounter, type BpeCounter } from './bpe-counter.js';
 import type { TableFiles } from './bpe-encoding.js';
 import type { PieceCounts } from './piece-counts.js';
-import { eachPiece } from './safe-split.js';
+import { eachPiece, isSafeSplitAt } from './safe-split.js';
 
 /** Tokenizer ids accepted by config and `--tokenizer`. */
 export const TOKENIZER_IDS = ['o200k', 'cl100k', 'chars4'] as const;
@@ -23,6 +23,26 @@ export interface Tokenizer {
 /** Counts of several texts: in one batch where the tokenizer can, else one by one. */
 export function countAll(tokenizer: Tokenizer, texts: readonly string[]): number[] {
   return tokenizer.countMany ? tokenizer.countMany(texts) : texts.map((text) => tokenizer.count(text));
+}
+
+/**
+ * Whether the tokenizer's count adds up at safe split points (safe-split.ts): count(A + B) =
+ * count(A) + count(B) where A ends in a newline that B's start makes safe. The GPT encodings
+ * count piecewise between those points; chars4 (ceil(length / 4)) does not.
+ */
+export function splitsExactly(tokenizer: Tokenizer): boolean {
+  return tokenizer.id !== 'chars4';
+}
+
+/**
+ * count(first + second) where second's count is already known (`secondTokens`): first's count
+ * plus it when the join is a safe split point (the pieces of the whole are then first's and
+ * second's), else the whole text counted.
+ */
+export function countJoined(tokenizer: Tokenizer, first: string, second: string, secondTokens: number): number {
+  if (second.length === 0) return tokenizer.count(first);
+  if (splitsExactly(tokenizer) && first.endsWith('\n') && isSafeSplitAt(second, 0)) return tokenizer.count(first) + secondTokens;
+  return tokenizer.count(first + second);
 }
 
 export interface TokenizerOptions {
@@ -128,6 +148,18 @@ function wrapGpt(id: TokenizerId, counter: BpeCounter, stored?: PieceCounts): To
   };
 }
 
+/** The tokenizers memoiseTokenizers made. */
+const longLived = new WeakSet<Tokenizer>();
+
+/**
+ * Whether `tokenizer` serves a long-lived process (made by memoiseTokenizers): its callers see
+ * the same file blocks query after query, so what is computed with it may be remembered per
+ * tokenizer (block-cost.ts keeps block costs).
+ */
+export function isLongLived(tokenizer: Tokenizer): boolean {
+  return longLived.has(tokenizer);
+}
+
 /**
  * A tokenizer factory that makes each id once and hands the same one out again, for a
  * long-lived process (the warm repository index, the provider): the encoding table loads once
@@ -142,7 +174,10 @@ export function memoiseTokenizers(
   return (id, options) => {
     let tokenizer = made.get(id);
     if (tokenizer === undefined) {
-      tokenizer = create(id, options);
+      tokenizer = create(id, options).then((created) => {
+        longLived.add(created);
+        return created;
+      });
       made.set(id, tokenizer);
       tokenizer.catch(() => made.delete(id));
     }

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { fileBlockCost, fileBlockCosts } from '../../src/assemble/block-cost.js';
 import { renderFileBlock } from '../../src/assemble/render.js';
 import { getOutputFormat } from '../../src/assemble/formats/index.js';
-import { createTokenizer, type Tokenizer } from '../../src/tokenize/tokenizer.js';
+import { createTokenizer, memoiseTokenizers, type Tokenizer } from '../../src/tokenize/tokenizer.js';
 import type { RenderFormat } from '../../src/stages.js';
 
 const tokenizers: Tokenizer[] = [];
@@ -75,5 +75,39 @@ describe('fileBlockCosts', () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe('fileBlockCosts with a long-lived tokenizer', () => {
+  it.each(['xml', 'markdown', 'json'] as RenderFormat[])('keeps each block\'s cost: a block asked again is not counted again, and equals a one-shot count (%s)', async (format) => {
+    const oneShot = tokenizers[0]!;
+    const kept = await memoiseTokenizers()('o200k');
+    let counted: string[] = [];
+    const spied = kept.countMany!;
+    kept.countMany = (texts) => {
+      counted.push(...texts);
+      return spied(texts);
+    };
+    fc.assert(
+      fc.property(fc.array(fc.tuple(CONTENT, fc.constantFrom('src/a.ts', 'docs/x y.md', 'b'), fc.constantFrom('full', 'detailed') as fc.Arbitrary<'full' | 'detailed'>), { minLength: 1, maxLength: 20 }), (files) => {
+        // one block per path and level, as an allocation asks: the kept cost of a path and level is its last content's
+        const inputs = files.map(([content, path, level], i) => ({ path: `${i}/${path}`, level, content, tokens: oneShot.count(content) }));
+        const expected = inputs.map((input) => fileBlockCost(input, format, oneShot));
+        expect(fileBlockCosts(inputs, format, kept)).toEqual(expected);
+        counted = [];
+        // asked again: every block from what was kept, nothing counted
+        expect(fileBlockCosts(inputs, format, kept)).toEqual(expected);
+        expect(counted).toEqual([]);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('costs a block again when its content changed under the same path, level and count', async () => {
+    const kept = await memoiseTokenizers()('o200k');
+    const before = { path: 'src/a.ts', level: 'full' as const, content: 'const a = 1;\n', tokens: 6 };
+    const after = { ...before, content: 'const a = 1;\n'.repeat(30) };
+    fileBlockCosts([before], 'xml', kept);
+    expect(fileBlockCosts([after], 'xml', kept)).toEqual([fileBlockCost(after, 'xml', tokenizers[0]!)]);
   });
 });

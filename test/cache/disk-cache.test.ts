@@ -23,6 +23,13 @@ describe('createDiskCache', () => {
     expect(envelope).toMatchObject({ format: 'aiwg-cache', v: CACHE_FORMAT_VERSION, ns: 'detailed', key: KEY, value: 'outline text' });
   });
 
+  it('with asyncWrites, writes the same entry on the thread pool, with no temp files left', async () => {
+    const dir = tempDir();
+    await createDiskCache({ dir, asyncWrites: true }).set('detailed', KEY, 'outline text');
+    expect(await createDiskCache({ dir }).get('detailed', KEY)).toBe('outline text');
+    expect(readdirSync(join(dir, 'detailed', 'ab'))).toEqual([`${KEY}.json`]);
+  });
+
   it('hashes unsafe namespaces and keys into safe path segments', async () => {
     const dir = tempDir();
     const cache = createDiskCache({ dir });
@@ -118,6 +125,33 @@ describe('createLayeredCache', () => {
     expect(counts.get).toBe(0);
     expect(await layered.get('ns', 'a')).toBe('1');
     expect(counts.get).toBe(1);
+  });
+
+  it('writes behind: set returns while the backing write waits, the value is served from memory, and a failed write is thrown by the next set', async () => {
+    const written = new Map<string, string>();
+    const waiting: Array<() => void> = [];
+    let fail = false;
+    const slow = {
+      get: async () => undefined,
+      set: (ns: string, key: string, value: string) =>
+        new Promise<void>((resolve, reject) => waiting.push(() => (fail ? reject(Object.assign(new Error('disk full'), { code: 'ENOSPC' })) : (written.set(`${ns}/${key}`, value), resolve())))),
+    };
+    const layered = createLayeredCache(slow, { writeBehind: true });
+    await layered.set('ns', 'a', '1');
+    expect(written.size).toBe(0);
+    expect(await layered.get('ns', 'a')).toBe('1');
+    waiting.shift()!();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(written.get('ns/a')).toBe('1');
+    fail = true;
+    await layered.set('ns', 'b', '2');
+    waiting.shift()!();
+    await new Promise((resolve) => setImmediate(resolve));
+    await expect(layered.set('ns', 'c', '3')).rejects.toThrow('disk full');
+    // reported once: the set after that one goes on
+    fail = false;
+    await layered.set('ns', 'd', '4');
+    expect(await layered.get('ns', 'c')).toBe('3');
   });
 
   it('memory entries expire with the same clock as the disk', async () => {

@@ -98,6 +98,19 @@ describe('createLevelsStage', () => {
     await longLived.settle!();
   });
 
+  it('a long-lived stage writes its entries behind its answer, and a later stage reads them warm', async () => {
+    const { root, config, clock, ctx } = setup();
+    const input = { root, files: [file('src/z.ts', SOURCE), file('src/a.ts', SOURCE.replace('add', 'plus'))], lastModifiedMs: new Map<string, number>() };
+    const first = await createLevelsStage({ root, config, longLived: true }, { now: clock.now })(input, ctx());
+    // the writes are on the thread pool: wait for both entries (no temp file left beside them)
+    const entries = () => readdirSync(join(root, '.aiwg', 'rag', 'summaries', 'detailed'), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.json'));
+    for (let i = 0; i < 200 && entries().length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(entries()).toHaveLength(2);
+    const warm = countingSyntax();
+    expect(await createLevelsStage({ root, config }, { syntax: warm, now: clock.now })(input, ctx())).toEqual(first);
+    expect(warm.parses).toBe(0);
+  });
+
   it('a summary of its own is read when the detailed entry carries none (written before, or for another summary limit)', async () => {
     const { config, ctx } = setup();
     const caches = { summaryCache: memoryCache(), tokenCache: memoryCache() };

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { countTokens as o200kWhole } from 'gpt-tokenizer/encoding/o200k_base';
 import { countTokens as cl100kWhole } from 'gpt-tokenizer/encoding/cl100k_base';
-import { createTokenizer, memoiseTokenizers, type TokenizerId } from '../../src/tokenize/tokenizer.js';
+import { countJoined, createChars4Tokenizer, createTokenizer, isLongLived, memoiseTokenizers, type TokenizerId } from '../../src/tokenize/tokenizer.js';
 import { isSafeStart, nextSafeSplit } from '../../src/tokenize/safe-split.js';
 import { anyText, codeText, linesText, RUNS } from './arbitraries.js';
 
@@ -53,6 +53,34 @@ describe.each(['o200k', 'cl100k'] as const)('%s tokenizer: piecewise, remembered
   });
 });
 
+describe.each(['o200k', 'cl100k'] as const)('countJoined (%s)', (id) => {
+  it('is the whole count of first + second, from second\'s known count where the join is safe, and counted whole where not', async () => {
+    const tokenizer = await createTokenizer(id);
+    const heads = fc.oneof(pieceText, linesText, anyText, fc.constantFrom('', '\n', '<boot>\nused: 12\n</boot>\n', 'x \n', 'tail  '));
+    fc.assert(
+      fc.property(heads, fc.oneof(pieceText, linesText, anyText), (first, second) => {
+        expect(countJoined(tokenizer, first, second, tokenizer.count(second))).toBe(WHOLE[id](first + second));
+      }),
+      RUNS,
+    );
+  });
+
+  it('takes the known count where the join is safe, and counts the whole where it is not', async () => {
+    const tokenizer = await createTokenizer(id);
+    // a deliberately wrong known count shows which path was taken
+    expect(countJoined(tokenizer, '<boot>\n</boot>\n', '<tier name="primary">\n</tier>\n', 1000)).toBe(tokenizer.count('<boot>\n</boot>\n') + 1000);
+    expect(countJoined(tokenizer, '<boot>\n</boot>\n', ' \n', 1000)).toBe(WHOLE[id]('<boot>\n</boot>\n \n'));
+    expect(countJoined(tokenizer, '<boot>', '\n</boot>\n', 1000)).toBe(WHOLE[id]('<boot>\n</boot>\n'));
+  });
+});
+
+describe('countJoined (chars4)', () => {
+  it('counts the whole text: ceil(length / 4) does not add up', () => {
+    const chars4 = createChars4Tokenizer();
+    expect(countJoined(chars4, 'ab\n', 'cd\n', chars4.count('cd\n'))).toBe(2);
+  });
+});
+
 describe('safe split points', () => {
   it.each([
     ['a\nb', 2],
@@ -94,5 +122,11 @@ describe('memoiseTokenizers', () => {
     await expect(once('cl100k')).rejects.toThrow('table missing');
     expect((await once('cl100k')).id).toBe('cl100k');
     expect(made).toEqual(['o200k', 'cl100k', 'cl100k']);
+  });
+
+  it('marks what it makes as long-lived, and nothing else', async () => {
+    const once = memoiseTokenizers();
+    expect(isLongLived(await once('o200k'))).toBe(true);
+    expect(isLongLived(await createTokenizer('o200k'))).toBe(false);
   });
 });
