@@ -5,6 +5,7 @@ import type { Reporter } from '../../types.js';
 import { buildStaticEmbeddingModel, TOKENIZER_RULES, zipfWeight } from './static-model-builder.js';
 import { readWinkVectors } from './wink-vectors-reader.js';
 import { MODEL_FILES } from './static-model-pack.js';
+import { loadStaticModel } from './static-embedder.js';
 
 /**
  * The shipped default embedding model, `aiwg/glove-100d`: GloVe 6B 100-d word vectors (from the
@@ -77,6 +78,9 @@ export async function ensureGloveModel(options: GloveModelOptions): Promise<stri
     downweight,
     name: `${GLOVE_MODEL_ID}@${GLOVE_MODEL_VERSION}`,
   });
+  // The model pack (static-model-pack.ts) is part of the build: the first load from the files
+  // writes it, here, once per machine, and not inside the first run on a repository.
+  await loadStaticModel({ dir, pack: true });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   reporter.info(`embedding model ready: ${info.words} words x ${info.dimensions} dims, ${(info.modelBytes / 1e6).toFixed(1)} MB, ${seconds} s`);
   return dir;

