@@ -1,6 +1,6 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { compiledWorkerFile } from '../util/worker-file.js';
-import { loadEncoding, type BpeEncoding, type BpeEncodingId, type TableFiles } from './bpe-encoding.js';
+import { loadEncoding, readEncodingAhead, type BpeEncoding, type BpeEncodingId, type TableFiles } from './bpe-encoding.js';
 
 /**
  * Counts BPE tokens of pieces of text, a batch at a time, synchronously (budgets are counted in
@@ -45,6 +45,8 @@ export function bpeCounter(id: BpeEncodingId): BpeCounter {
  */
 export function inThreadCounter(id: BpeEncodingId, tableFile?: TableFiles): BpeCounter {
   let encoding: BpeEncoding | undefined;
+  // the first count comes late in a run (after scoring): the table file is read meanwhile
+  readEncodingAhead(tableFile);
   return {
     countPieces(pieces) {
       encoding ??= loadEncoding(id, tableFile);

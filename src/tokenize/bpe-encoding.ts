@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { readBpeTable, writeBpeTable } from './bpe-table.js';
+import { readBpeTable, readBpeTableAhead, writeBpeTable } from './bpe-table.js';
 
 /** The GPT encodings behind the o200k and cl100k tokenizers (gpt-tokenizer), loaded on demand. */
 export type BpeEncodingId = 'o200k' | 'cl100k';
@@ -26,7 +26,7 @@ export type TableFiles = string | readonly string[];
  * of them that can be written.
  */
 export function loadEncoding(id: BpeEncodingId, tableFiles?: TableFiles): BpeEncoding {
-  const files = tableFiles === undefined ? [] : typeof tableFiles === 'string' ? [tableFiles] : tableFiles;
+  const files = tableFileList(tableFiles);
   for (const file of files) {
     const table = readBpeTable(file, id);
     if (table) return { countTokens: (text) => table.countTokens(text) };
@@ -34,6 +34,19 @@ export function loadEncoding(id: BpeEncodingId, tableFiles?: TableFiles): BpeEnc
   const encoding = (id === 'o200k' ? require('gpt-tokenizer/encoding/o200k_base') : require('gpt-tokenizer/encoding/cl100k_base')) as GptEncoding;
   if (files.length > 0) setImmediate(() => void writeFirst(files, id));
   return { countTokens: (text) => encoding.countTokens(text, NO_SPECIAL) };
+}
+
+/** The table files, in order of preference. */
+function tableFileList(tableFiles: TableFiles | undefined): readonly string[] {
+  return tableFiles === undefined ? [] : typeof tableFiles === 'string' ? [tableFiles] : tableFiles;
+}
+
+/**
+ * Start reading the table files off this thread, for the first loadEncoding of this process to
+ * take its pages from (bpe-table.ts readBpeTableAhead); a file that is missing reads nothing.
+ */
+export function readEncodingAhead(tableFiles: TableFiles | undefined): void {
+  for (const file of tableFileList(tableFiles)) void readBpeTableAhead(file);
 }
 
 /** Write the table to the first of `files` where that works (a read-only model cache: the next one). */

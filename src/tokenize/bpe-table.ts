@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, read, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { endianness } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -121,11 +121,50 @@ function bodyOf(payload: TablePayload): Uint8Array {
   return body;
 }
 
+/** Tables being read ahead, by path: the bytes once they arrived. */
+const readsAhead = new Map<string, { bytes?: Buffer }>();
+
+/**
+ * Start reading the table in `path` off this thread, for readBpeTable to take its pages from
+ * instead of reading them one by one: a run counts its first text late (after scoring), and on
+ * this project's machine a 4 KB read costs ~100-160 us, so the ~150 pages a warm run's first
+ * counts touch cost more than the whole file read on the thread pool meanwhile. A missing file
+ * reads nothing. Resolves once the read is done (callers need not wait).
+ */
+export function readBpeTableAhead(path: string): Promise<void> {
+  if (readsAhead.has(path)) return Promise.resolve();
+  let fd: number;
+  let size: number;
+  try {
+    fd = openSync(path, 'r');
+    size = fstatSync(fd).size;
+  } catch {
+    return Promise.resolve();
+  }
+  const entry: { bytes?: Buffer } = {};
+  readsAhead.set(path, entry);
+  // one read of the whole file: the thread pool finishes it without waiting for this thread's
+  // turns (a chunked readFile would, and this thread is busy scoring meanwhile)
+  const bytes = Buffer.allocUnsafe(size);
+  return new Promise((done) => {
+    read(fd, bytes, 0, size, 0, (error, got) => {
+      closeSync(fd);
+      if (error === null && got === size) entry.bytes = bytes;
+      else if (readsAhead.get(path) === entry) readsAhead.delete(path);
+      done();
+    });
+  });
+}
+
 /**
  * The table in `path`, or undefined when it is missing or its frame fails a check (then load
- * gpt-tokenizer). Only the frame is read here; the table's pages are read as counting needs them.
+ * gpt-tokenizer). Only the frame is read here; the table's pages are read as counting needs them
+ * (copied from the file read ahead, when readBpeTableAhead started that and it has arrived).
  */
 export function readBpeTable(path: string, id: BpeEncodingId): BpeTable | undefined {
+  // the read ahead is this load's alone (its pages are checked as they are copied)
+  const ahead = readsAhead.get(path);
+  readsAhead.delete(path);
   let fd: number | undefined;
   try {
     fd = openSync(path, 'r');
@@ -150,16 +189,17 @@ export function readBpeTable(path: string, id: BpeEncodingId): BpeTable | undefi
       body.set(built);
       rmSync(path, { force: true });
     };
-    const body = new PagedBody(fd, frame.end, at.end, PAGE_BYTES, head.pageCrcs!, refill, READ_ALL_SHARE);
+    const body = new PagedBody(fd, frame.end, at.end, PAGE_BYTES, head.pageCrcs!, refill, READ_ALL_SHARE, ahead && (() => ahead.bytes));
     fd = undefined; // the body's now
-    const buffer = body.bytes.buffer;
+    // the body may be a place in the file read ahead: sections are views from where it starts
+    const { buffer, byteOffset: base } = body.bytes;
     return tableCounter(
       {
         id,
-        slots: new Uint32Array(buffer, at.slots, slots!),
-        offsets: new Uint32Array(buffer, at.offsets, ranks! + 1),
-        binary: new Uint8Array(buffer, at.binary, ranks!),
-        bytes: new Uint8Array(buffer, at.bytes, bytes!),
+        slots: new Uint32Array(buffer, base + at.slots, slots!),
+        offsets: new Uint32Array(buffer, base + at.offsets, ranks! + 1),
+        binary: new Uint8Array(buffer, base + at.binary, ranks!),
+        bytes: new Uint8Array(buffer, base + at.bytes, bytes!),
       },
       { body, at },
     );

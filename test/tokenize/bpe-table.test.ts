@@ -7,7 +7,7 @@ import { countTokens as cl100kWhole } from 'gpt-tokenizer/encoding/cl100k_base';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { runContextBudget } from '../../src/pipeline.js';
 import { loadEncoding } from '../../src/tokenize/bpe-encoding.js';
-import { bpeTablePath, readBpeTable, repositoryBpeTablePath, writeBpeTable } from '../../src/tokenize/bpe-table.js';
+import { bpeTablePath, readBpeTable, readBpeTableAhead, repositoryBpeTablePath, writeBpeTable } from '../../src/tokenize/bpe-table.js';
 import { makeFixtureRepo, makeTempDir } from '../helpers/fixture-repo.js';
 import { anyText, RUNS } from './arbitraries.js';
 
@@ -91,6 +91,36 @@ describe('BPE table', () => {
     loadEncoding('o200k', path);
     for (let i = 0; i < 100 && !existsSync(path); i++) await new Promise((done) => setTimeout(done, 50));
     expect(readFileSync(path).equals(intact)).toBe(true);
+  });
+
+  it('read ahead, its pages are taken from that read: the counts stay exact, also when the file was damaged after the read, or before it', async () => {
+    const path = bpeTablePath(join(tmp.root, 'ahead'), 'o200k');
+    await writeBpeTable(path, 'o200k');
+    const intact = readFileSync(path);
+    // arrived before the table opens
+    await readBpeTableAhead(path);
+    const arrived = readBpeTable(path, 'o200k')!;
+    for (const text of [...SOURCES, ...EDGES]) expect(arrived.countTokens(text)).toBe(WHOLE.o200k(text));
+    // not arrived yet when the table opens: pages read until it does
+    const pending = readBpeTableAhead(path);
+    const early = readBpeTable(path, 'o200k')!;
+    expect(early.countTokens(SOURCES[0]!)).toBe(WHOLE.o200k(SOURCES[0]!));
+    await pending;
+    for (const text of [...SOURCES, ...EDGES]) expect(early.countTokens(text)).toBe(WHOLE.o200k(text));
+    // read ahead whole, then the file damaged: pages come from the read, which is intact
+    await readBpeTableAhead(path);
+    const damaged = Buffer.from(intact);
+    for (let i = damaged.length - 1; i >= damaged.length - 4_000_000; i--) damaged[i] ^= 0x5a;
+    writeFileSync(path, damaged);
+    const fromRead = readBpeTable(path, 'o200k')!;
+    for (const text of [...SOURCES, ...EDGES]) expect(fromRead.countTokens(text)).toBe(WHOLE.o200k(text));
+    // no damaged page was seen (that would have removed the file): every page came from the read
+    expect(existsSync(path)).toBe(true);
+    // damaged before the read: its pages fail their checks there and in the file, the counts stay exact and the file goes
+    await readBpeTableAhead(path);
+    const both = readBpeTable(path, 'o200k')!;
+    for (const text of [...SOURCES, ...EDGES]) expect(both.countTokens(text)).toBe(WHOLE.o200k(text));
+    expect(existsSync(path)).toBe(false);
   });
 
   it('is kept once per machine beside the models: a run in a second repository reads the first one\'s table and writes none of its own', async () => {

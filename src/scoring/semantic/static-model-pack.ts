@@ -58,7 +58,7 @@ export class PagedTable {
   constructor(fd: number, offset: number, private readonly dimensions: number, crcs: Uint32Array, rows: number, damaged: (table: Float32Array) => void) {
     const rowBytes = dimensions * Float32Array.BYTES_PER_ELEMENT;
     this.body = new PagedBody(fd, offset, rows * rowBytes, PACK_PAGE_ROWS * rowBytes, crcs, () => damaged(this.table));
-    this.table = new Float32Array(this.body.bytes.buffer, 0, rows * dimensions);
+    this.table = new Float32Array(this.body.bytes.buffer, this.body.bytes.byteOffset, rows * dimensions);
   }
 
   need(id: number): void {
