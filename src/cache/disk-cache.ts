@@ -1,9 +1,10 @@
-import { randomBytes, createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { ensureDir } from '../util/atomic-write.js';
 import { join } from 'node:path';
 import type { KeyValueCache } from '../types.js';
+import { sha256Hex } from '../util/hash.js';
 
 /**
  * Format of every entry file. Bump it when the envelope or a value's layout changes: entries of
@@ -128,7 +129,7 @@ export function entryPath(dir: string, namespace: string, key: string): string {
 
 /** A file-name-safe form of a key: itself when already safe, else its sha256. */
 export function safeSegment(value: string): string {
-  return /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(value) ? value : createHash('sha256').update(value).digest('hex');
+  return /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(value) ? value : sha256Hex(value);
 }
 
 /** The envelope of an entry file's text, or undefined when it is not one (garbage, truncated). */

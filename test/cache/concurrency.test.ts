@@ -52,7 +52,7 @@ describe('disk cache under concurrent processes', () => {
   it(`${WORKERS} processes writing the same and their own keys lose nothing and corrupt nothing`, async () => {
     const work = mkdtempSync(join(tmpdir(), 'aiwg-cache-procs-'));
     writeFileSync(join(work, 'package.json'), '{"type":"module"}');
-    for (const file of ['cache/disk-cache.ts', 'util/atomic-write.ts', 'errors.ts']) {
+    for (const file of ['cache/disk-cache.ts', 'util/atomic-write.ts', 'util/hash.ts', 'util/weak-memo.ts', 'errors.ts']) {
       const source = readFileSync(join('src', file), 'utf8');
       const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
       mkdirSync(dirname(join(work, file)), { recursive: true });

@@ -65,10 +65,23 @@ export interface KeySet {
   has(key: string): boolean;
 }
 
-/** Packs read by packHoldsKey, handed to an open of the same pack soon after instead of a second read. */
+/** Packs read by packHoldsKey and readStoredVector (heldPackRead), handed to an open of the same pack soon after instead of a second read. */
 const readAhead = new Map<string, { data: Promise<Buffer | undefined>; atMs: number }>();
 /** A read older than this is not handed on (a long-lived process's later open reads the pack as it is then). */
 const READ_AHEAD_MS = 10_000;
+
+/**
+ * A model's pack as read for the next openEmbeddingStore to take: a read held from the last
+ * READ_AHEAD_MS, else (or with `anew`) one started now and held.
+ */
+function heldPackRead(cacheDir: string, modelId: string, options: { anew?: boolean } = {}): Promise<Buffer | undefined> {
+  const packPath = join(embeddingStoreDir(cacheDir, modelId), EMBEDDING_PACK_FILE);
+  const held = readAhead.get(packPath);
+  if (options.anew !== true && held !== undefined && Date.now() - held.atMs <= READ_AHEAD_MS) return held.data;
+  const data = readFile(packPath).catch(() => undefined);
+  readAhead.set(packPath, { data, atMs: Date.now() });
+  return data;
+}
 
 /**
  * Whether the pack of a model holds a record with `key` (a whole-buffer search for the key's
@@ -78,10 +91,7 @@ const READ_AHEAD_MS = 10_000;
  * reading again.
  */
 export async function packHoldsKey(cacheDir: string, modelId: string, key: string): Promise<boolean> {
-  const packPath = join(embeddingStoreDir(cacheDir, modelId), EMBEDDING_PACK_FILE);
-  const reading = readFile(packPath).catch(() => undefined);
-  readAhead.set(packPath, { data: reading, atMs: Date.now() });
-  const data = await reading;
+  const data = await heldPackRead(cacheDir, modelId, { anew: true });
   // a Buffer needle: searching with the string itself took 40 ms in babel's 21 MB pack, this 3 ms
   return data !== undefined && data.includes(Buffer.from(key, 'latin1'));
 }
@@ -92,13 +102,7 @@ export async function packHoldsKey(cacheDir: string, modelId: string, key: strin
  * counts only when it is whole and its checksum holds; undefined when none does.
  */
 export async function readStoredVector(cacheDir: string, modelId: string, dimensions: number, key: string): Promise<Float32Array | undefined> {
-  const packPath = join(embeddingStoreDir(cacheDir, modelId), EMBEDDING_PACK_FILE);
-  let early = readAhead.get(packPath);
-  if (early === undefined || Date.now() - early.atMs > READ_AHEAD_MS) {
-    early = { data: readFile(packPath).catch(() => undefined), atMs: Date.now() };
-    readAhead.set(packPath, early);
-  }
-  const data = await early.data;
+  const data = await heldPackRead(cacheDir, modelId);
   if (data === undefined) return undefined;
   const needle = Buffer.from(key, 'utf8');
   for (let at = data.indexOf(needle); at !== -1; at = data.indexOf(needle, at + 1)) {
