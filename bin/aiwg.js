@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import { statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 
 // tree-sitter's grammars are WebAssembly. In a one-shot command V8's background tier-up of their
@@ -7,12 +9,13 @@ import { setFlagsFromString } from 'node:v8';
 // machine); its baseline code is fast enough for one run. The long-lived server keeps tier-up.
 if (process.argv[2] !== 'mcp') setFlagsFromString('--liftoff-only');
 
-// The command line's bundle (scripts/bundle-cli.mjs, made by `npm run build` after tsc): a warm
-// context-budget loads 52 of its files, not ~295 modules. Where it is missing or older than tsc's
-// output (tsc run alone), tsc's modules run instead, so a build never runs stale code.
-const bundle = new URL('../dist/cli/main.js', import.meta.url);
+// The command line's bundle (scripts/bundle-cli.mjs, made by `npm run build` after tsc; CommonJS,
+// required): a warm context-budget loads ~50 of its files, not ~295 modules. Where it is missing
+// or older than tsc's output (tsc run alone), tsc's modules run instead, so a build never runs
+// stale code.
+const bundle = new URL('../dist/cli/main.cjs', import.meta.url);
 const compiled = new URL('../dist/src/cli/main.js', import.meta.url);
 const builtAt = (url) => statSync(url, { throwIfNoEntry: false })?.mtimeMs ?? -1;
-const { runMain } = await import(builtAt(bundle) >= builtAt(compiled) ? bundle.href : compiled.href);
+const { runMain } = builtAt(bundle) >= builtAt(compiled) ? createRequire(import.meta.url)(fileURLToPath(bundle)) : await import(compiled.href);
 
 process.exitCode = await runMain(process.argv.slice(2));

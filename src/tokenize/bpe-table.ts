@@ -68,8 +68,11 @@ function splitPattern(id: BpeEncodingId): RegExp {
   return new RegExp(pattern.source, pattern.flags);
 }
 
-/** The version of gpt-tokenizer installed: part of the table's file name. */
-const GPT_TOKENIZER_VERSION = (require('gpt-tokenizer/package.json') as { version: string }).version;
+/** The version of gpt-tokenizer installed: part of the table's file name. Read when first asked (a command's --help reads nothing of the package). */
+let gptTokenizerVersion: string | undefined;
+function installedGptTokenizerVersion(): string {
+  return (gptTokenizerVersion ??= (require('gpt-tokenizer/package.json') as { version: string }).version);
+}
 
 /** Where the table of encoding `id` is kept under a model cache base (resolveModelCacheBase). */
 export function bpeTablePath(modelBase: string, id: BpeEncodingId): string {
@@ -85,7 +88,7 @@ export function repositoryBpeTablePath(cacheDir: string, id: BpeEncodingId): str
 }
 
 function bpeTableName(id: BpeEncodingId): string {
-  return `bpe-${id}-v${BPE_TABLE_VERSION}-gpt-tokenizer-${GPT_TOKENIZER_VERSION}.bin`;
+  return `bpe-${id}-v${BPE_TABLE_VERSION}-gpt-tokenizer-${installedGptTokenizerVersion()}.bin`;
 }
 
 /**

