@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CollectResult, Config, Reporter, RunContext, RuntimeEnv, ScoredFile } from './types.js';
+import type { CandidateFile, CollectResult, Config, Reporter, RunContext, RuntimeEnv, ScoredFile } from './types.js';
 import type {
   AllocateStage,
   BudgetPlan,
@@ -174,11 +174,15 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
     }
     return loading;
   };
+  // new content collect read, told to the levels stage once collect is done (not as it reads:
+  // the outline thread it starts would compete with collect and the embedding thread for two cores)
+  const newContent: CandidateFile[] = [];
   const collectThenTokenizer: CollectStage = async (input, c) => {
     try {
       return await deps.collect(input, c);
     } finally {
       startTokenizer().catch(() => undefined);
+      for (const file of newContent.splice(0)) deps.levels.newContent?.(file);
     }
   };
   const ctx: RunContext = {
@@ -193,7 +197,10 @@ export async function runContextBudget(options: PipelineOptions, overrides: Part
   const runId = options.runId ?? deps.newRunId();
 
   // the score stage loads its embedding model and embeds new files' chunks while collect reads
-  ctx.onNewContent = (file) => deps.score.newContent?.(file, ctx);
+  ctx.onNewContent = (file) => {
+    deps.score.newContent?.(file, ctx);
+    if (deps.levels.newContent) newContent.push(file);
+  };
   ctx.onNewContentAhead = () => deps.score.expectNewContent?.(ctx);
   deps.score.prepare?.(options.task, ctx).catch(() => undefined);
   await deps.ensureOwnDirs(root, config);

@@ -86,6 +86,8 @@ export interface LevelsInput {
 export type LevelsStage = ((input: LevelsInput, ctx: RunContext) => Promise<Map<string, LevelContent[]>>) & {
   /** Optional: what a run left under way (the outline blocks it parsed, being kept); awaited as a one-shot run ends, as ScoreStage.settle. Never rejects. */
   settle?(): Promise<void>;
+  /** Optional: collect read `file` as new content (its facts were missing); the stage may outline it later and gets ready (SyntaxEngine.expect). */
+  newContent?(file: CandidateFile): void;
 };
 
 /** A message of the conversation history tier. */

@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js';
 import type { LevelsInput, LevelsStage } from '../stages.js';
-import type { KeyValueCache, LevelContent, RunContext, RuntimeEnv } from '../types.js';
+import type { CandidateFile, KeyValueCache, LevelContent, RunContext, RuntimeEnv } from '../types.js';
 import { resolveCacheDir, resolveSummaryCacheDir, resolveTokenCacheDir } from '../cache/cache-dir.js';
 import { createDiskCache } from '../cache/disk-cache.js';
 import { createLayeredCache } from '../cache/layered-cache.js';
@@ -51,13 +51,10 @@ export function createLevelsStage(options: LevelsStageOptions, deps: Partial<Lev
   const now = deps.now ?? (() => runNowMs);
   // the outline blocks a run parsed are written after its levels are out (settle says when)
   let saving: Promise<void> = Promise.resolve();
+  const syntaxEngine = (): SyntaxEngine => (syntax ??= deps.syntax ?? defaultSyntaxEngine(options));
   const stage = async (input: LevelsInput, ctx: RunContext): Promise<Map<string, LevelContent[]>> => {
     runNowMs = ctx.nowMs;
-    if (build === undefined) {
-      const ports = resolveLevelsPorts(options, { ...deps, now, env: deps.env ?? ctx.env ?? {} });
-      syntax = ports.syntax;
-      build = createFileLevels(options.config, ports);
-    }
+    if (build === undefined) build = createFileLevels(options.config, resolveLevelsPorts(options, { ...deps, syntax: syntaxEngine(), now, env: deps.env ?? ctx.env ?? {} }));
     const files = [...input.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     await build.prepare(files, ctx);
     const results: LevelContent[][] = new Array(files.length);
@@ -72,10 +69,14 @@ export function createLevelsStage(options: LevelsStageOptions, deps: Partial<Lev
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, files.length)) }, worker));
-    saving = syntax!.save().catch(() => undefined);
+    saving = syntaxEngine().save().catch(() => undefined);
     return new Map(files.map((f, i) => [f.path, results[i]!]));
   };
-  return Object.assign(stage, { settle: () => (options.longLived ? Promise.resolve() : saving) });
+  // new content may be outlined (summarization off parses nothing)
+  const newContent = (file: CandidateFile) => {
+    if (options.config.summarization.enabled) syntaxEngine().expect(file.path, file.content);
+  };
+  return Object.assign(stage, { settle: () => (options.longLived ? Promise.resolve() : saving), newContent });
 }
 
 /** The real ports for a config, with overrides. Shared by the stage and `aiwg summarize`. */

@@ -27,10 +27,12 @@ function file(path: string, content: string): CandidateFile {
 const SOURCE = `/** Adds numbers. */\nexport function add(a: number, b: number): number {\n  const sum = a + b;\n  return sum;\n}\n\nfunction hidden(): void {\n  console.log('x');\n  console.log('y');\n}\n`;
 
 /** A syntax engine that counts the trees and outlines asked of it: a warm run must not ask for any. */
-function countingSyntax(): SyntaxEngine & { parses: number } {
+function countingSyntax(): SyntaxEngine & { parses: number; expected: string[] } {
   const real = createSyntaxEngine();
   const counting = {
     parses: 0,
+    expected: [] as string[],
+    expect: ((path) => void counting.expected.push(path)) as SyntaxEngine['expect'],
     withTree: ((language, content, use) => {
       counting.parses += 1;
       return real.withTree(language, content, use);
@@ -76,6 +78,19 @@ describe('createLevelsStage', () => {
     const second = await createLevelsStage({ root, config }, { syntax: warm, now: clock.now })(input, ctx());
     expect(second).toEqual(first);
     expect(warm.parses).toBe(0);
+  });
+
+  it('told of new content, gets its syntax engine ready for it; with summarization off it parses nothing, so it does not', async () => {
+    const { root, config } = setup();
+    const syntax = countingSyntax();
+    const stage = createLevelsStage({ root, config }, { syntax });
+    stage.newContent!(file('src/z.ts', SOURCE));
+    stage.newContent!(file('README.md', '# Demo\n'));
+    expect(syntax.expected).toEqual(['src/z.ts', 'README.md']);
+    expect(syntax.parses).toBe(0);
+    const off = countingSyntax();
+    createLevelsStage({ root, config: ConfigSchema.parse({ summarization: { enabled: false } }) }, { syntax: off }).newContent!(file('src/z.ts', SOURCE));
+    expect(off.expected).toEqual([]);
   });
 
   it('settle waits for the outline blocks a one-shot stage is keeping; a long-lived stage lets them go on', async () => {

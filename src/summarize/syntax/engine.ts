@@ -9,7 +9,7 @@ import type { OutlineBlockStore } from './block-store.js';
 import { splitBlocks, type SourceBlock } from './blocks.js';
 import { outlineBlock, type BlockOutline } from './outline.js';
 import { knownOutline, rememberOutline } from './outline-memo.js';
-import { claimBlock, forgetUnclaimedBlocks, prefetchBlock } from './outline-pool.js';
+import { claimBlock, forgetUnclaimedBlocks, prefetchBlock, warmOutlinePool } from './outline-pool.js';
 
 /** Files above this size are not parsed: the line-based fallback outlines them. */
 export const MAX_PARSE_CHARS = 2_000_000;
@@ -36,6 +36,13 @@ export interface SyntaxEngine {
    * call started and nobody claimed is dropped.
    */
   prefetch(files: ReadonlyArray<{ path: string; content: string }>): void;
+  /**
+   * A file this engine may be asked to outline later (collect read it as new content): the outline
+   * pool's thread starts and loads its language's grammar now, so that the blocks prefetch hands
+   * over are parsed there rather than taken back while it is still loading (a warm run after a
+   * one-file edit otherwise loaded tree-sitter on both threads).
+   */
+  expect(path: string, content: string): void;
   /** Keep the block outlines made since the last save; resolves when written (callers need not wait). */
   save(): Promise<void>;
   /** Blocks of split files this engine took from the block store, and parsed (here or on the pool's thread). */
@@ -174,6 +181,11 @@ export function createSyntaxEngine(options: SyntaxEngineOptions = {}): SyntaxEng
         if (whole) prefetchBlock(content, language.id, false);
         else for (const [text, codeBefore] of missing) prefetchBlock(text, language.id, codeBefore);
       }
+    },
+    expect(path, content) {
+      const language = languageForContent(path, content);
+      // once per language and process (warmOutlinePool): no lookup of the content here
+      if (language !== undefined && content.length <= MAX_PARSE_CHARS) warmOutlinePool(language.id);
     },
     save: async () => blocks?.save(),
     blockCounts: () => ({ ...counts }),

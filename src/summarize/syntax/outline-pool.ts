@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { compiledWorkerFile } from '../../util/worker-file.js';
 import type { BlockOutline } from './outline.js';
-import { TAKEN_BY_CALLER, type OutlineReply, type OutlineRequest } from './outline-protocol.js';
+import { TAKEN_BY_CALLER, type OutlineReply, type OutlineRequest, type OutlineWarm, type OutlineWarmed } from './outline-protocol.js';
 
 /**
  * Block outlines of new blobs (outlineBlock), parsed on a second thread while this one goes on.
@@ -57,13 +57,16 @@ interface Pool {
   nextId: number;
   /** Claims waiting on the worker: it keeps the process alive only then. */
   awaited: number;
+  /** Languages whose grammar the worker was asked to load ahead (warmOutlinePool). */
+  warming: Set<string>;
   counts: OutlinePoolCounts;
 }
 
-/** What the pool did in this process: texts the worker parsed, and texts callers took back to parse themselves. */
+/** What the pool did in this process: texts the worker parsed, texts callers took back to parse themselves, grammars it loaded ahead. */
 export interface OutlinePoolCounts {
   parsedByWorker: number;
   takenBack: number;
+  grammarsWarmed: number;
 }
 
 // A thread is a process resource, like the outline memo it feeds: one per process, not per run.
@@ -75,6 +78,20 @@ let pool: Pool | undefined | null;
  */
 export function forgetUnclaimedBlocks(): void {
   if (pool) forgetUnclaimed(pool);
+}
+
+/**
+ * Start the worker thread and have it load a language's grammar now, once per language: blocks
+ * of that language posted later are parsed there at once, instead of being taken back while the
+ * thread still loads (then the caller loads the parser too). Called as collect reads new content
+ * (the levels stage builds only later); nothing without a worker.
+ */
+export function warmOutlinePool(languageId: string): void {
+  pool ??= startPool();
+  const current = pool;
+  if (current === null || current.warming.has(languageId)) return;
+  current.warming.add(languageId);
+  current.worker.postMessage({ warm: languageId } satisfies OutlineWarm);
 }
 
 /** Start parsing a block on the worker thread (nothing when it is already started). */
@@ -131,7 +148,7 @@ function languageVariant(languageId: string, codeBefore: boolean): string {
 
 /** The pool's counts so far (zeros before its first text or without a worker). */
 export function outlinePoolCounts(): OutlinePoolCounts {
-  return { ...(pool?.counts ?? { parsedByWorker: 0, takenBack: 0 }) };
+  return { ...(pool?.counts ?? { parsedByWorker: 0, takenBack: 0, grammarsWarmed: 0 }) };
 }
 
 function startPool(): Pool | null {
@@ -146,8 +163,12 @@ function startPool(): Pool | null {
     return null;
   }
   const freeSlots = Array.from({ length: SLOT_COUNT }, (_, i) => SLOT_COUNT - 1 - i);
-  const current: Pool = { worker, slots, freeSlots, entries: new Map(), held: [], unclaimed: new Set(), unanswered: new Map(), nextId: 0, awaited: 0, counts: { parsedByWorker: 0, takenBack: 0 } };
-  worker.on('message', (reply: OutlineReply) => {
+  const current: Pool = { worker, slots, freeSlots, entries: new Map(), held: [], unclaimed: new Set(), unanswered: new Map(), nextId: 0, awaited: 0, warming: new Set(), counts: { parsedByWorker: 0, takenBack: 0, grammarsWarmed: 0 } };
+  worker.on('message', (reply: OutlineReply | OutlineWarmed) => {
+    if ('warmed' in reply) {
+      current.counts.grammarsWarmed++;
+      return;
+    }
     const entry = current.unanswered.get(reply.id);
     if (!entry) return;
     current.unanswered.delete(reply.id);

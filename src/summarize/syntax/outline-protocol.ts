@@ -18,4 +18,16 @@ export interface OutlineRequest {
   codeBefore: boolean;
 }
 
+/** Load a language's grammar now, ahead of its blocks (warmOutlinePool); answered with OutlineWarmed. */
+export interface OutlineWarm {
+  warm: string;
+}
+
+export type OutlineMessage = OutlineRequest | OutlineWarm;
+
 export type OutlineReply = { id: number; block: BlockOutline | null } | { id: number; error: string };
+
+/** The grammar of `warmed` is loaded (or could not be: then its blocks fail as they come). */
+export interface OutlineWarmed {
+  warmed: string;
+}

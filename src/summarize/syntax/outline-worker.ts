@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { LANGUAGES } from '../languages/index.js';
 import { createSyntaxEngine } from './engine.js';
 import { outlineBlock } from './outline.js';
-import { TAKEN_BY_WORKER, type OutlineReply, type OutlineRequest } from './outline-protocol.js';
+import { TAKEN_BY_WORKER, type OutlineMessage, type OutlineReply, type OutlineRequest, type OutlineWarmed } from './outline-protocol.js';
 
 /**
  * The outline pool's thread (outline-pool.ts): parses the blocks it is sent with its own syntax
@@ -16,8 +16,12 @@ const byId = new Map(LANGUAGES.map((language) => [language.id, language]));
 const pending: OutlineRequest[] = [];
 let draining = false;
 
-parentPort!.on('message', (request: OutlineRequest) => {
-  pending.push(request);
+parentPort!.on('message', (message: OutlineMessage) => {
+  if ('warm' in message) {
+    void warm(message.warm);
+    return;
+  }
+  pending.push(message);
   if (!draining) {
     draining = true;
     setImmediate(drain);
@@ -33,6 +37,13 @@ async function drain(): Promise<void> {
     await new Promise((next) => setImmediate(next));
   }
   draining = false;
+}
+
+/** Load a grammar before its first block comes (a parse of nothing loads the runtime and the grammar). */
+async function warm(languageId: string): Promise<void> {
+  const language = byId.get(languageId);
+  if (language !== undefined) await engine.withTree(language, '', () => null).catch(() => null);
+  parentPort!.postMessage({ warmed: languageId } satisfies OutlineWarmed);
 }
 
 async function outlineOf({ id, languageId, content, codeBefore }: OutlineRequest): Promise<OutlineReply> {

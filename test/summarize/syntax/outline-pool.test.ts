@@ -3,10 +3,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { languageForPath } from '../../../src/summarize/languages/index.js';
-import { createSyntaxEngine } from '../../../src/summarize/syntax/engine.js';
+import { createSyntaxEngine, MAX_PARSE_CHARS } from '../../../src/summarize/syntax/engine.js';
 import { splitBlocks } from '../../../src/summarize/syntax/blocks.js';
 import { buildSyntaxOutline, outlineBlock } from '../../../src/summarize/syntax/outline.js';
-import { claimBlock, outlinePoolCounts, prefetchBlock } from '../../../src/summarize/syntax/outline-pool.js';
+import { claimBlock, outlinePoolCounts, prefetchBlock, warmOutlinePool } from '../../../src/summarize/syntax/outline-pool.js';
 
 // The pool's worker is the build's dist/src/summarize/syntax/outline-worker.js (`npm test` builds first).
 
@@ -145,9 +145,29 @@ describe('outline pool (a second thread parses new blobs)', () => {
     expect(later!.items[0]!.isHeader).toBe(false);
   });
 
+  it('loads a grammar ahead once per language when warmed (the engine warms it for new content with a grammar); blocks are parsed as before', async () => {
+    const engine = createSyntaxEngine();
+    const before = outlinePoolCounts().grammarsWarmed;
+    engine.expect('src/warm.rs', 'fn main() {}\n');
+    engine.expect('src/other.rs', 'fn other() {}\n');
+    warmOutlinePool('rust');
+    // no grammar, or too large to parse: nothing to warm
+    engine.expect('README.md', '# title\n');
+    engine.expect('src/huge.c', 'x'.repeat(MAX_PARSE_CHARS + 1));
+    await until(() => outlinePoolCounts().grammarsWarmed > before);
+    const content = 'pub fn retry(n: u32) -> u32 {\n    n + 1\n}\n';
+    const parsed = outlinePoolCounts().parsedByWorker;
+    prefetchOutline('src/warm.rs', content);
+    await until(() => outlinePoolCounts().parsedByWorker > parsed);
+    expect(await claimBlock(content, languageForPath('src/warm.rs')!.id, false)).toEqual(await parsedHere('src/warm.rs', content));
+    expect(outlinePoolCounts().grammarsWarmed - before).toBe(1);
+  });
+
   it('never keeps a process alive: one that claimed a text and left another unclaimed exits by itself', () => {
     const script = [
-      `const { prefetchBlock, claimBlock, outlinePoolCounts } = await import(${JSON.stringify(pathToFileURL(POOL_MODULE).href)});`,
+      `const { prefetchBlock, claimBlock, outlinePoolCounts, warmOutlinePool } = await import(${JSON.stringify(pathToFileURL(POOL_MODULE).href)});`,
+      // a grammar warmed ahead (its answer may come after everything else) holds nothing either
+      `warmOutlinePool('python');`,
       `prefetchBlock('export const a = 1;\\n', 'typescript', false);`,
       `prefetchBlock('export const b = 2;\\n', 'typescript', false);`,
       // claimed once answered (no wait on the worker), the other never claimed
