@@ -221,6 +221,27 @@ export function pathExclusion(path: string, options: RuleOptions): string | unde
   return undefined;
 }
 
+/** Base names of SECRET_PATHS' files: only a file of one of these names is judged by its whole path. */
+const SECRET_PATH_NAMES = new Set(SECRET_PATHS.map((tail) => tail.slice(tail.lastIndexOf('/') + 1)));
+
+/**
+ * pathExclusion for the many paths of one listing. Every path rule but the credential places
+ * (SECRET_PATHS) looks at the base name alone, and a repository's files share few names (babel:
+ * 27,674 files, 1,185 names), so the verdict is remembered per name; a file named like one of
+ * those places is judged by its whole path each time.
+ */
+export function createPathExclusion(options: RuleOptions): (path: string) => string | undefined {
+  const byName = new Map<string, string | undefined>();
+  return (path) => {
+    const basename = path.slice(path.lastIndexOf('/') + 1);
+    if (SECRET_PATH_NAMES.has(basename)) return pathExclusion(path, options);
+    if (byName.has(basename)) return byName.get(basename);
+    const reason = pathExclusion(path, options);
+    byName.set(basename, reason);
+    return reason;
+  };
+}
+
 /** The first content rule that rejects the file, if any. */
 export function contentExclusion(input: Omit<ContentInput, 'basename'>, options: RuleOptions): string | undefined {
   const withName = { ...input, basename: input.path.slice(input.path.lastIndexOf('/') + 1) };

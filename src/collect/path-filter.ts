@@ -1,4 +1,4 @@
-import { EXCLUDED_DIRS, pathExclusion, type RuleOptions } from './exclusion-rules.js';
+import { createPathExclusion, EXCLUDED_DIRS, type RuleOptions } from './exclusion-rules.js';
 import { IgnoreMatcher, parseIgnoreLine, type IgnoreRule } from './ignore-rules.js';
 import { createGlobMatcher } from '../util/glob.js';
 
@@ -31,6 +31,7 @@ export function createPathFilter(options: PathFilterOptions): PathFilter {
   const included = createGlobMatcher(include.map((glob) => (glob.endsWith('/') ? `${glob}**` : glob)));
   const includeReason = `not matched by collect.include (${include.join(', ')})`;
   const dirCache = new Map<string, string | undefined>();
+  const pathExclusion = createPathExclusion(options.rules);
 
   const dirReason = (dir: string): string | undefined => {
     if (dirCache.has(dir)) return dirCache.get(dir);
@@ -72,7 +73,7 @@ export function createPathFilter(options: PathFilterOptions): PathFilter {
       const rule = configRules.length > 0 ? configIgnore.ignoredBy(path) : undefined;
       if (rule) return `ignored by collect.ignore "${rule.pattern}"`;
       if (include.length > 0 && included(path) < 0) return includeReason;
-      return pathExclusion(path, options.rules);
+      return pathExclusion(path);
     },
   };
 }

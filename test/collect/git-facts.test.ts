@@ -128,6 +128,42 @@ describe('parseStagedFiles', () => {
     const { tracked, blobs } = parseStagedFiles(Buffer.from(entries.map((e) => `${e}\0`).join('')));
     expect([...tracked].sort()).toEqual(['assumed.ts', 'bin/run', 'conflict.ts', 'link', 'sparse.ts', 'src/a.ts', 'vendor/sub']);
     expect([...blobs.keys()].sort()).toEqual(['bin/run', 'src/a.ts']);
+    expect(blobs.get('bin/run')).toBe('2222222222222222222222222222222222222222');
+  });
+
+  it('reads any listing as splitting each entry into its fields does: paths with tabs, spaces and other scripts, sha1 and sha256 blobs', () => {
+    /** The listing split into entries and each header into its four fields. */
+    const byFields = (output: Buffer) => {
+      const tracked = new Set<string>();
+      const blobs = new Map<string, string>();
+      for (const entry of output.toString('utf8').split('\0').filter((e) => e !== '')) {
+        const tab = entry.indexOf('\t');
+        if (tab === -1) continue;
+        const path = entry.slice(tab + 1);
+        tracked.add(path);
+        const [tag, mode, blob, stage] = entry.slice(0, tab).split(' ');
+        if (tag === 'H' && (mode === '100644' || mode === '100755') && stage === '0' && blob !== undefined) blobs.set(path, blob);
+      }
+      return { tracked, blobs };
+    };
+    const entry = fc.record({
+      tag: fc.constantFrom('H', 'S', 'h', 'M', 'R', 'C', 'K'),
+      mode: fc.constantFrom('100644', '100755', '120000', '160000'),
+      blob: fc.oneof(fc.stringMatching(/^[0-9a-f]{40}$/), fc.stringMatching(/^[0-9a-f]{64}$/)),
+      stage: fc.constantFrom('0', '1', '2', '3'),
+      path: fc.oneof(fc.stringMatching(/^[a-z./_ -]{1,20}$/), fc.constantFrom('tab\there.ts', 'caf\u00e9/\u{1F600}.md', 'a b/c\td.js', ' lead', 'H 100644 x 0')),
+    });
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 30 }), (entries) => {
+        const output = Buffer.from(entries.map((e) => `${e.tag} ${e.mode} ${e.blob} ${e.stage}\t${e.path}\0`).join(''), 'utf8');
+        const got = parseStagedFiles(output);
+        const expected = byFields(output);
+        expect([...got.tracked]).toEqual([...expected.tracked]);
+        expect([...got.blobs]).toEqual([...expected.blobs]);
+      }),
+      { numRuns: 300 },
+    );
+    expect(parseStagedFiles(Buffer.alloc(0))).toEqual({ tracked: new Set(), blobs: new Map() });
   });
 });
 
