@@ -4,8 +4,8 @@
 // of them (zod alone ~95): on this project's 2-core machine the bundle starts the pipeline
 // ~150 ms sooner. The bundle is CommonJS (strict, as the modules it is made of): its ~50 files
 // load by require, synchronously, where the ES module loader resolves, links and evaluates each
-// file as an asynchronous job; a warm vite run took ~0.1 s less (1.13 -> 1.03 s, babel 3.13 ->
-// 3.02 s, medians of 5-6 interleaved runs on that machine). Packages left in node_modules are
+// file as an asynchronous job; a warm vite run took ~0.1 s less (1.17 -> 1.08 s, babel 3.32 ->
+// 3.19 s, medians of 8 and 6 interleaved runs on that machine). Packages left in node_modules are
 // still loaded by import(). Run by `npm run build` after tsc; the library entry
 // (dist/src/index.js) is tsc's output as is.
 import { rmSync, writeFileSync } from 'node:fs';

@@ -83,8 +83,8 @@ export function forgetUnclaimedBlocks(): void {
 /**
  * Start the worker thread and have it load a language's grammar now, once per language: blocks
  * of that language posted later are parsed there at once, instead of being taken back while the
- * thread still loads (then the caller loads the parser too). Called as collect reads new content
- * (the levels stage builds only later); nothing without a worker.
+ * thread still loads (then the caller loads the parser too). Called once collect has read new
+ * content (the levels stage builds only later); nothing without a worker.
  */
 export function warmOutlinePool(languageId: string): void {
   pool ??= startPool();
