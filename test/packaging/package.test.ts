@@ -84,15 +84,23 @@ describe('the published package', () => {
     const hook = 'data:text/javascript,' + encodeURIComponent(
       "export async function resolve(specifier, context, next) { if (/@huggingface\\/transformers|onnxruntime/.test(specifier)) process.stderr.write('HEAVY ' + specifier + '\\n'); return next(specifier, context); }\n",
     );
-    const register = 'data:text/javascript,' + encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(hook)});`);
+    const esm = 'data:text/javascript,' + encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(hook)});`);
+    // and what is required (the command line's bundle is CommonJS)
+    const hooks = mkdtempSync(join(tmpdir(), 'aiwg-heavy-'));
+    dirs.push(hooks);
+    writeFileSync(
+      join(hooks, 'heavy.cjs'),
+      "const Module = require('node:module');\nconst resolve = Module._resolveFilename;\nModule._resolveFilename = function (request, ...rest) {\n  if (/@huggingface\\/transformers|onnxruntime/.test(request)) process.stderr.write('HEAVY ' + request + '\\n');\n  return resolve.call(this, request, ...rest);\n};\n",
+    );
+    const register = ['--require', join(hooks, 'heavy.cjs'), '--import', esm];
     const bin = join(REPO, 'bin/aiwg.js');
-    const help = await run('node', ['--import', register, bin, '--help'], { cwd: REPO });
+    const help = await run('node', [...register, bin, '--help'], { cwd: REPO });
     expect(help.stderr).not.toContain('HEAVY');
     const dir = consumer({ 'a.ts': 'export const retry = 1;\n' });
-    const keyword = await run('node', ['--import', register, bin, 'context-budget', 'retry', '--scoring', 'keyword', '--no-record'], { cwd: dir });
+    const keyword = await run('node', [...register, bin, 'context-budget', 'retry', '--scoring', 'keyword', '--no-record'], { cwd: dir });
     expect(keyword.stderr).not.toContain('HEAVY');
     // The default model is a static one: semantic scoring runs it without transformers.js or onnxruntime.
-    const semantic = await run('node', ['--import', register, bin, 'context-budget', 'retry', '--scoring', 'semantic', '--json', '--no-record'], { cwd: dir });
+    const semantic = await run('node', [...register, bin, 'context-budget', 'retry', '--scoring', 'semantic', '--json', '--no-record'], { cwd: dir });
     expect(semantic.stderr).not.toContain('HEAVY');
     const record = JSON.parse(semantic.stdout) as { scoring: { embedding_model: string | null }; warnings: string[] };
     expect(record.scoring.embedding_model).toBe('aiwg/glove-100d@1');
@@ -102,7 +110,7 @@ describe('the published package', () => {
     unpooledCopy(await buildTinyModel(other), join(other, 'unpooled'));
     mkdirSync(join(other, '.aiwg', 'rag'), { recursive: true });
     writeFileSync(join(other, '.aiwg', 'rag', 'config.yaml'), 'relevance_scoring:\n  embedding:\n    model_dir: unpooled\n');
-    const pipeline = await run('node', ['--import', register, bin, 'context-budget', 'retry', '--scoring', 'semantic', '--json', '--no-record'], { cwd: other });
+    const pipeline = await run('node', [...register, bin, 'context-budget', 'retry', '--scoring', 'semantic', '--json', '--no-record'], { cwd: other });
     expect(pipeline.stderr).toContain('HEAVY @huggingface/transformers');
     expect((JSON.parse(pipeline.stdout) as typeof record).scoring.embedding_model).toMatch(/^dir:unpooled#/);
   }, 120_000);
