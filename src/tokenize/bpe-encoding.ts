@@ -42,11 +42,17 @@ function tableFileList(tableFiles: TableFiles | undefined): readonly string[] {
 }
 
 /**
- * Start reading the table files off this thread, for the first loadEncoding of this process to
- * take its pages from (bpe-table.ts readBpeTableAhead); a file that is missing reads nothing.
+ * Start reading, off this thread, the table file the first loadEncoding of this process will
+ * try first (the first that exists), for it to take its pages from (bpe-table.ts
+ * readBpeTableAhead). Only that one: a later file is read only when that one fails, and a read
+ * nobody takes would be held for the life of the process. Resolves once that read is done.
  */
-export function readEncodingAhead(tableFiles: TableFiles | undefined): void {
-  for (const file of tableFileList(tableFiles)) void readBpeTableAhead(file);
+export function readEncodingAhead(tableFiles: TableFiles | undefined): Promise<void> | undefined {
+  for (const file of tableFileList(tableFiles)) {
+    const reading = readBpeTableAhead(file);
+    if (reading !== undefined) return reading;
+  }
+  return undefined;
 }
 
 /** Write the table to the first of `files` where that works (a read-only model cache: the next one). */

@@ -131,10 +131,10 @@ const readsAhead = new Map<string, { bytes?: Buffer }>();
  * Start reading the table in `path` off this thread, for readBpeTable to take its pages from
  * instead of reading them one by one: a run counts its first text late (after scoring), and on
  * this project's machine a 4 KB read costs ~100-160 us, so the ~150 pages a warm run's first
- * counts touch cost more than the whole file read on the thread pool meanwhile. A missing file
- * reads nothing. Resolves once the read is done (callers need not wait).
+ * counts touch cost more than the whole file read on the thread pool meanwhile. Resolves once
+ * the read is done (callers need not wait); undefined when the file is missing (nothing read).
  */
-export function readBpeTableAhead(path: string): Promise<void> {
+export function readBpeTableAhead(path: string): Promise<void> | undefined {
   if (readsAhead.has(path)) return Promise.resolve();
   let fd: number;
   let size: number;
@@ -142,7 +142,7 @@ export function readBpeTableAhead(path: string): Promise<void> {
     fd = openSync(path, 'r');
     size = fstatSync(fd).size;
   } catch {
-    return Promise.resolve();
+    return undefined;
   }
   const entry: { bytes?: Buffer } = {};
   readsAhead.set(path, entry);

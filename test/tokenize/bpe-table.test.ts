@@ -6,7 +6,7 @@ import { countTokens as o200kWhole } from 'gpt-tokenizer/encoding/o200k_base';
 import { countTokens as cl100kWhole } from 'gpt-tokenizer/encoding/cl100k_base';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { runContextBudget } from '../../src/pipeline.js';
-import { loadEncoding } from '../../src/tokenize/bpe-encoding.js';
+import { loadEncoding, readEncodingAhead } from '../../src/tokenize/bpe-encoding.js';
 import { bpeTablePath, readBpeTable, readBpeTableAhead, repositoryBpeTablePath, writeBpeTable } from '../../src/tokenize/bpe-table.js';
 import { makeFixtureRepo, makeTempDir } from '../helpers/fixture-repo.js';
 import { anyText, RUNS } from './arbitraries.js';
@@ -121,6 +121,27 @@ describe('BPE table', () => {
     const both = readBpeTable(path, 'o200k')!;
     for (const text of [...SOURCES, ...EDGES]) expect(both.countTokens(text)).toBe(WHOLE.o200k(text));
     expect(existsSync(path)).toBe(false);
+  });
+
+  it('reads ahead only the table file a load tries first (the first that exists), not the others', async () => {
+    const first = bpeTablePath(join(tmp.root, 'ahead-first'), 'o200k');
+    const second = repositoryBpeTablePath(join(tmp.root, 'ahead-second'), 'o200k');
+    await writeBpeTable(first, 'o200k');
+    await writeBpeTable(second, 'o200k');
+    expect(readBpeTableAhead(join(tmp.root, 'missing.bin'))).toBeUndefined();
+    await readEncodingAhead([join(tmp.root, 'missing.bin'), first, second]);
+    // both damaged after the read: the first's pages come from its read and it stays; the
+    // second was not read ahead, so its damage is seen (and it goes); the counts stay exact
+    for (const path of [first, second]) {
+      const damaged = readFileSync(path);
+      for (let i = damaged.length - 1; i >= damaged.length - 4_000_000; i--) damaged[i] ^= 0x5a;
+      writeFileSync(path, damaged);
+    }
+    for (const path of [first, second]) {
+      const table = readBpeTable(path, 'o200k')!;
+      for (const text of SOURCES.slice(0, 2)) expect(table.countTokens(text)).toBe(WHOLE.o200k(text));
+    }
+    expect([existsSync(first), existsSync(second)]).toEqual([true, false]);
   });
 
   it('is kept once per machine beside the models: a run in a second repository reads the first one\'s table and writes none of its own', async () => {
