@@ -22,7 +22,7 @@ export interface IndexedReadOptions extends ReadOptions {
   lstatSync?: (abs: string) => Pick<FileInfo, 'mtimeMs'>;
   /** Epoch ms of the run (the racy-stat guard). */
   nowMs: number;
-  /** Told each candidate whose blob is read and analysed here (its facts were missing), as it is read. */
+  /** Told each candidate whose blob is read and analysed here because its facts were missing, as it is read (not one whose blob's facts the read found known). */
   onNewBlob?: (file: CandidateFile) => void;
 }
 
@@ -92,6 +92,9 @@ export async function readIndexed(path: string, gitBlob: string | undefined, opt
   }
   if (bytes.length > maxBytes) return readCandidate(path, options);
   const analysed = await analyseContent(path, bytes, options.rules, options.secretCache ?? null);
+  // a blob collect knows read again (a file changed less than RACY_WINDOW_MS ago, or whose stat
+  // changed but not its content): its facts are there, so it is no new content for the run
+  const seen = knownBlob(store, options.kinds, path, analysed.blob, includeSecrets) !== undefined;
   const fact: CollectFact =
     'excluded' in analysed
       ? { excluded: analysed.excluded, lineCount: 0, hash: analysed.blob }
@@ -102,7 +105,7 @@ export async function readIndexed(path: string, gitBlob: string | undefined, opt
   }
   if ('excluded' in analysed) return { excluded: { path, reason: analysed.excluded } };
   const file: CandidateFile = { path, content: analysed.content, size: bytes.length, mtimeMs: Math.floor(info.mtimeMs), hash: analysed.hash, lineCount: analysed.lineCount };
-  options.onNewBlob?.(file);
+  if (!seen) options.onNewBlob?.(file);
   extractAll(store, options.kinds, file);
   attachFacts(file, store);
   return { file, ...(analysed.redacted ? { redacted: analysed.redacted } : {}) };

@@ -388,11 +388,15 @@ describe('collect through the fact store', () => {
     repo.git('checkout', '--', 'src/b.ts');
   });
 
-  it('re-reads a file changed within the racy window on every run until it settles', async () => {
+  it('re-reads a file changed within the racy window on every run until it settles, as content it knows', async () => {
     const cache = join(caches.root, 'racy');
     repo.write('fresh.md', '# just written\n');
-    await countingCollect(repo.root, cache);
-    expect((await countingCollect(repo.root, cache)).read).toEqual(['fresh.md']);
+    expect((await countingCollect(repo.root, cache)).newContent).toContain('fresh.md');
+    const again = await countingCollect(repo.root, cache);
+    expect(again.read).toEqual(['fresh.md']);
+    // its blob's facts are known: the run is not told of new content (nothing to embed or outline ahead)
+    expect(again.newContent).toEqual([]);
+    expect(again.result.files.find((f) => f.path === 'fresh.md')?.content).toBe('# just written\n');
     settle(repo.root, ['fresh.md']);
     await countingCollect(repo.root, cache);
     expect((await countingCollect(repo.root, cache)).read).toEqual([]);
