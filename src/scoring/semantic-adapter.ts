@@ -100,20 +100,27 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
     await embedAhead(opened, embedder, files, chunkChars, started);
   };
   const align = async (input: { task: string; files: CandidateFile[] }, ctx: RunContext): Promise<SemanticScores> => {
-    const [{ semanticAlignment, alignFromFileLabels, createSemanticMemo }] = await modules();
+    const [[{ semanticAlignment, alignFromFileLabels, alignFromChangedLabels, createSemanticMemo }], { readFileLabels, fileLabelsPath }] = await Promise.all([modules(), import('./semantic/file-labels.js')]);
     const memoNow = memoOf(createSemanticMemo);
     const far = sharedCacheFor(ctx.config, { maxAgeMs: ctx.config.summarization.caching.max_age_hours * 3_600_000 });
     // a one-shot run over files seen before scores from their chunk labels, without the store;
     // a long-lived binding keeps its own memo, and a shared far cache wants the full path
     const oneShot = options.longLived !== true && !far;
-    if (oneShot && pending.size === 0) {
-      const quick = await alignFromFileLabels(input, ctx, { embedder, cacheDir: options.cacheDir, memo: memoNow });
+    const labels = oneShot ? readFileLabels(fileLabelsPath(indexDirOf(options.cacheDir), embedder.id)) : undefined;
+    if (labels && pending.size === 0) {
+      const quick = await alignFromFileLabels(input, ctx, { embedder, cacheDir: options.cacheDir, memo: memoNow, labels });
       if (quick) return quick;
     }
     const opened = await storeNow();
     const ahead = [...pending];
     pending.clear();
     try {
+      // files changed since the labels were written: the others keep theirs, once the new ones' vectors are in
+      if (labels) {
+        await Promise.all(ahead.map((p) => p.catch(() => undefined)));
+        const changed = await alignFromChangedLabels(input, ctx, { embedder, cacheDir: options.cacheDir, memo: memoNow, store: opened, stored: await labels });
+        if (changed) return changed;
+      }
       return await semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir, store: opened, memo: memoNow, ahead, writeFileLabels: oneShot, ...(far ? { far } : {}) });
     } finally {
       started.clear();

@@ -150,6 +150,11 @@ export async function annSearch(q: AnnQuery, handle: AnnHandle = {}): Promise<An
   return { hits, ...changes };
 }
 
+/** Search of an index by label: the k best live labels with their similarity (unit vectors, inner product). */
+export interface LabelSearch {
+  search(query: Float32Array, k: number): Array<{ label: number; similarity: number }>;
+}
+
 /**
  * The index on disk as it is (read ahead into `handle`, which keeps that read for a later
  * annSearch; else read now), for a caller that knows which index its labels belong to; null when
@@ -157,30 +162,89 @@ export async function annSearch(q: AnnQuery, handle: AnnHandle = {}): Promise<An
  * gives the k best labels with their similarity, as annSearch finds them over a key set that
  * index is in step with.
  */
-export async function indexAsIs(
-  q: IndexOf & { indexFile: string; live: number },
-  handle: AnnHandle,
-): Promise<{ search(query: Float32Array, k: number): Array<{ label: number; similarity: number }> } | null> {
+export async function indexAsIs(q: IndexOf & { indexFile: string; live: number }, handle: AnnHandle): Promise<LabelSearch | null> {
+  const held = await onDiskAsIs(q, handle);
+  return held && { search: (query, wanted) => searchLabels(held, wanted, query) };
+}
+
+/**
+ * The index on disk as it is (as indexAsIs finds it), to be brought in step with a key set that
+ * differs from the one it holds by a few keys, as annSearch would bring it there, without the
+ * diff of the whole key set annSearch makes: the caller knows the labels that go and the keys
+ * that come (alignFromChangedLabels).
+ */
+export interface IndexUpdate extends LabelSearch {
+  /** The chunk key of a label; null when it is deleted. */
+  keyOf(label: number): string | null;
+  /**
+   * Mark `removed` (live labels) deleted and add `added` (keys it does not hold) in sorted order,
+   * each under the next label, as syncIndex does for such a change; the labels given, by key.
+   * Null, and nothing changed, when syncIndex would rebuild the index instead (too many deleted).
+   */
+  apply(removed: readonly number[], added: readonly string[], vectorOf: (key: string) => Float32Array): Map<string, number> | null;
+  /** Save the changed index (in the handle's deferred save when it defers, as annSearch saves); resolves with its new file name once written. */
+  save(): Promise<string>;
+}
+
+export async function indexToUpdate(q: IndexOf & { indexFile: string; live: number }, handle: AnnHandle): Promise<IndexUpdate | null> {
+  const held = await onDiskAsIs(q, handle);
+  if (!held) return null;
+  const { meta, index } = held;
+  return {
+    keyOf: (label) => meta.labels[label] ?? null,
+    search: (query, wanted) => searchLabels(held, wanted, query),
+    apply(removed, added, vectorOf) {
+      const fresh = [...new Set(added)].sort();
+      let deleted = removed.length;
+      for (const key of meta.labels) if (key === null) deleted++;
+      if (deleted > REBUILD_DELETED_FRACTION * (meta.labels.length + fresh.length)) return null;
+      for (const label of removed) {
+        index.markDelete(label);
+        meta.labels[label] = null;
+      }
+      held.live -= removed.length;
+      const needed = meta.labels.length + fresh.length;
+      if (fresh.length > 0 && needed > index.getMaxElements()) index.resizeIndex(Math.ceil(needed * 1.25));
+      const labels = new Map<string, number>();
+      for (const key of fresh) {
+        index.addPoint(Array.from(vectorOf(key)), meta.labels.length);
+        labels.set(key, meta.labels.length);
+        meta.labels.push(key);
+      }
+      held.live += fresh.length;
+      return labels;
+    },
+    async save() {
+      const saving = persist(q.indexDir, modelSlug(q.modelId), index, meta);
+      if (handle.deferSave) handle.saving = saving.catch(() => undefined);
+      await saving;
+      return meta.indexFile;
+    },
+  };
+}
+
+/** The index read ahead into the handle (or now) when it is `q.indexFile` with `q.live` live labels; null otherwise, or when the handle holds an index already. */
+async function onDiskAsIs(q: IndexOf & { indexFile: string; live: number }, handle: AnnHandle): Promise<(OnDisk & { live: number }) | null> {
   if (handle.state !== undefined) return null;
   if (handle.ahead?.key !== indexKey(q)) readIndexAhead(q, handle);
   const onDisk = await handle.ahead!.reading.catch(() => null);
   if (!onDisk || onDisk.meta.indexFile !== q.indexFile) return null;
   let live = 0;
   for (const key of onDisk.meta.labels) if (key !== null) live++;
-  if (live !== q.live) return null;
-  return {
-    search(query, wanted) {
-      const k = Math.min(wanted, live);
-      if (k === 0) return [];
-      onDisk.index.setEf(Math.max(MIN_EF, 2 * k));
-      const result = onDisk.index.searchKnn(Array.from(query), k);
-      const hits: Array<{ label: number; similarity: number }> = [];
-      result.neighbors.forEach((label, i) => {
-        if (onDisk.meta.labels[label] != null) hits.push({ label, similarity: 1 - result.distances[i]! });
-      });
-      return hits;
-    },
-  };
+  return live === q.live ? { ...onDisk, live } : null;
+}
+
+/** The k best live labels of an index for a query, as annSearch searches it (ef, its k capped at the live labels). */
+function searchLabels(held: OnDisk & { live: number }, wanted: number, query: Float32Array): Array<{ label: number; similarity: number }> {
+  const k = Math.min(wanted, held.live);
+  if (k === 0) return [];
+  held.index.setEf(Math.max(MIN_EF, 2 * k));
+  const result = held.index.searchKnn(Array.from(query), k);
+  const hits: Array<{ label: number; similarity: number }> = [];
+  result.neighbors.forEach((label, i) => {
+    if (held.meta.labels[label] != null) hits.push({ label, similarity: 1 - result.distances[i]! });
+  });
+  return hits;
 }
 
 /** Bring an index (the held one, else the one on disk, else a new one) in step with `q.keys`; `save` writes it when it changed. */

@@ -18,12 +18,17 @@ import { modelSlug } from './embedding-store.js';
  * from them: the task's vector (embedded and appended to the pack when new), one search, and each
  * file from its labels, with the scores of the full path to the last bit.
  *
+ * The file also lists its files (path and blob), so a run over a file set that differs a little
+ * (an edit, a checkout a few commits away) takes the labels of the files that did not change and
+ * looks up only the others (semantic-alignment.ts: alignFromChangedLabels).
+ *
  * File: `<index dir>/<model slug>.labels`, a framed file (util/framed-file.ts) written whole
  * (temp file and rename). Anything that does not match, or a damaged file, is a miss: the run
  * takes the full path, which writes the file again.
  */
 export const FILE_LABELS_MAGIC = Buffer.from('AIWGLBL1', 'latin1');
-const FILE_LABELS_VERSION = 1;
+/** 2: the files are listed (`files`). */
+const FILE_LABELS_VERSION = 2;
 
 export interface FileLabels {
   /** fileSetDigest of the files, settings and model the labels were written for. */
@@ -37,6 +42,8 @@ export interface FileLabels {
   labels: Int32Array;
   /** Below ann_min_chunks (exact search, `indexFile` ''): the distinct chunks' vectors, label i at row i. */
   vectors?: Float32Array;
+  /** The files in path order, each as `path NUL blob NUL` (listedFiles): one buffer, split only when the file set changed. */
+  files: Buffer;
 }
 
 export function fileLabelsPath(indexDir: string, modelId: string): string {
@@ -47,6 +54,25 @@ export function fileLabelsPath(indexDir: string, modelId: string): string {
 export function byPath(files: readonly CandidateFile[]): readonly CandidateFile[] {
   for (let i = 1; i < files.length; i++) if (files[i - 1]!.path >= files[i]!.path) return [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return files;
+}
+
+/** The `files` of a labels file: each file's path and blob, in the order given (path order). */
+export function listFiles(sorted: readonly Pick<CandidateFile, 'path' | 'hash'>[]): Buffer {
+  return Buffer.from(sorted.map((file) => `${file.path}\0${file.hash}\0`).join(''), 'utf8');
+}
+
+/** The files a labels file lists, as listFiles wrote them; null when the list does not fit its labels. */
+export function listedFiles(labels: FileLabels): { paths: string[]; hashes: string[] } | null {
+  const parts = labels.files.toString('utf8').split('\0');
+  // n files give 2n parts and the empty one after the last NUL
+  if (parts.length !== 2 * (labels.starts.length - 1) + 1 || parts[parts.length - 1] !== '') return null;
+  const paths: string[] = [];
+  const hashes: string[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    paths.push(parts[i]!);
+    hashes.push(parts[i + 1]!);
+  }
+  return { paths, hashes };
 }
 
 /** What the labels depend on: every file's path and blob (in path order), the chunk settings and the model. */
@@ -72,6 +98,7 @@ export async function readFileLabels(path: string): Promise<FileLabels | null> {
     v.starts[0] === 0 &&
     v.starts[v.starts.length - 1] === v.labels.length &&
     v.starts.every((start, i) => i === 0 || start >= v.starts![i - 1]!) &&
+    Buffer.isBuffer(v.files) &&
     (v.vectors === undefined || (v.vectors instanceof Float32Array && v.unique > 0 && v.vectors.length % v.unique === 0));
   return valid ? (v as FileLabels) : null;
 }

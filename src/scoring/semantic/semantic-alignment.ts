@@ -1,11 +1,11 @@
 import type { CandidateFile, Embedder, KeyValueCache, RunContext } from '../../types.js';
 import { indexDirOf } from '../../cache/cache-dir.js';
 import { diffFiles, type FileChanges } from '../derived.js';
-import { annSearch, indexAsIs, type AnnHandle, type AnnQuery } from './ann-index.js';
+import { annSearch, indexAsIs, indexToUpdate, type AnnHandle, type AnnQuery } from './ann-index.js';
 import { chunkFile, CHUNKER_VERSION } from './chunker.js';
 import { appendStoredVector, embeddingStoreDir, keyHash as sha256, openEmbeddingStore, readStoredVector, taskVectorKey, type EmbeddingStore, type KeySet } from './embedding-store.js';
 import { createFarTier } from './far-embeddings.js';
-import { byPath, fileLabelsPath, fileSetDigest, labelsOf, readFileLabels, writeFileLabels, type FileLabels } from './file-labels.js';
+import { byPath, fileLabelsPath, fileSetDigest, labelsOf, listedFiles, listFiles, readFileLabels, writeFileLabels, type FileLabels } from './file-labels.js';
 
 export interface SemanticAlignmentDeps {
   embedder: Embedder;
@@ -154,7 +154,8 @@ export async function semanticAlignment(
     }
     let chunks = 0;
     for (const hashes of fileChunks.values()) chunks += hashes.length;
-    used ??= new UsedKeys(input.files, (file) => fileKeyOf(memo, settings, file), unique);
+    const chunkKeys = unique;
+    used ??= new UsedKeys(input.files, (file) => fileKeyOf(memo, settings, file), chunkKeys.length, () => chunkKeys);
     if (memo) memo.last = { files: input.files, settings, fileChunks, unique, used };
     const search = unique.length >= annMinChunks ? 'ann' : 'exact';
     const similarity = new Map<string, number>();
@@ -166,10 +167,13 @@ export async function semanticAlignment(
       const labels = labelsOf(fileChunks, labelOf());
       if (!labels) return;
       const path = fileLabelsPath(deps.indexDir ?? indexDirOf(deps.cacheDir), embedder.id);
-      const digest = fileSetDigest(byPath(input.files), settings, embedder.id);
+      const sorted = byPath(input.files);
+      const digest = fileSetDigest(sorted, settings, embedder.id);
       const count = unique!.length;
       memo.labelsSaving = Promise.all([memo.ann.saving, readFileLabels(path)])
-        .then(([, known]) => (known?.digest === digest && known.indexFile === indexFile() ? undefined : writeFileLabels(path, { digest, indexFile: indexFile(), unique: count, ...labels, ...(vectors ? { vectors: vectors() } : {}) })))
+        .then(([, known]) =>
+          known?.digest === digest && known.indexFile === indexFile() ? undefined : writeFileLabels(path, { digest, indexFile: indexFile(), unique: count, ...labels, ...(vectors ? { vectors: vectors() } : {}), files: listFiles(sorted) }),
+        )
         .catch(() => undefined);
     };
     if (search === 'exact') {
@@ -210,7 +214,8 @@ export async function semanticAlignment(
     return { scores, modelId: embedder.id, chunks, embedded, search, farHits };
   } finally {
     await far?.publish(store).catch(() => undefined);
-    const kept = used ?? new UsedKeys(input.files, (file) => fileKeyOf(memo, settings, file), [...new Set([...fileChunks.values()].flat())]);
+    const chunkKeys = used ? [] : [...new Set([...fileChunks.values()].flat())];
+    const kept = used ?? new UsedKeys(input.files, (file) => fileKeyOf(memo, settings, file), chunkKeys.length, () => chunkKeys);
     kept.add(taskVectorKey(input.task));
     await store.flush(kept).catch((error: unknown) => ctx.warnings.push(saveFailure(store.dir, error)));
   }
@@ -228,13 +233,13 @@ export async function semanticAlignment(
 export async function alignFromFileLabels(
   input: { task: string; files: CandidateFile[] },
   ctx: RunContext,
-  deps: Pick<SemanticAlignmentDeps, 'embedder' | 'cacheDir' | 'indexDir'> & { memo: SemanticMemo },
+  deps: Pick<SemanticAlignmentDeps, 'embedder' | 'cacheDir' | 'indexDir'> & { memo: SemanticMemo; labels?: Promise<FileLabels | null> },
 ): Promise<SemanticAlignmentResult | null> {
   const { embedder } = deps;
   const { chunk_chars: chunkChars, ann_min_chunks: annMinChunks } = ctx.config.relevance_scoring.embedding;
   const indexDir = deps.indexDir ?? indexDirOf(deps.cacheDir);
   const taskKey = taskVectorKey(input.task);
-  const [stored, storedTask] = await Promise.all([readFileLabels(fileLabelsPath(indexDir, embedder.id)), readStoredVector(deps.cacheDir, embedder.id, embedder.dimensions, taskKey)]);
+  const [stored, storedTask] = await Promise.all([deps.labels ?? readFileLabels(fileLabelsPath(indexDir, embedder.id)), readStoredVector(deps.cacheDir, embedder.id, embedder.dimensions, taskKey)]);
   if (!stored || stored.starts.length !== input.files.length + 1) return null;
   const files = byPath(input.files);
   if (stored.digest !== fileSetDigest(files, chunkSettings(chunkChars), embedder.id)) return null;
@@ -251,7 +256,135 @@ export async function alignFromFileLabels(
     await appendStoredVector(deps.cacheDir, embedder.id, taskKey, task).catch((error: unknown) => ctx.warnings.push(saveFailure(embeddingStoreDir(deps.cacheDir, embedder.id), error)));
   }
   const hits = index.search(task, exact ? stored.unique : Math.max(ANN_MIN_RESULTS, Math.ceil(stored.unique * ANN_RESULT_FRACTION)));
-  // as semanticAlignment: a chunk the search did not return counts at the lowest similarity it did
+  const { starts, labels } = stored;
+  const scores = scoreFromLabels(files, starts, labels, hits);
+  ctx.reporter.debug(`semantic: ${files.length} files scored from their chunk labels (${labels.length} chunks, ${hits.length} found)`);
+  return { scores, modelId: embedder.id, chunks: labels.length, embedded: 0, search: exact ? 'exact' : 'ann', farHits: 0 };
+}
+
+/** Above this share of changed, added and removed files, alignFromChangedLabels leaves the file set to the full path (no faster then). */
+const MAX_CHANGED_LABELS_SHARE = 0.25;
+
+/**
+ * A one-shot run's semantic alignment over a file set that differs a little from the one the
+ * labels were written for (the run after an edit, a checkout a few commits away): the files
+ * whose path and blob did not change keep their labels; each other file's chunk list and vectors
+ * come from the store (embedded ahead as collect read it); the ANN index on disk drops the
+ * labels of chunks that went and adds the new chunks, as annSearch would bring it in step with
+ * the new key set (ann-index.ts: indexToUpdate), and is saved; then one search, each file scored
+ * from its labels. The same scores, to the last bit, and the same index and labels files as the
+ * full path (semanticAlignment), without its pass over every file's chunk list and the diff of
+ * the whole key set against the index (babel: ~100 ms of the main thread per changed set).
+ *
+ * Null (nothing changed) when the full path must run: no labels (or exact search: the rows it
+ * keeps are few), the index on disk is not the one they name, too many files changed, a changed
+ * file's chunks or vectors are not in the store, or the index would be rebuilt. A chunk key
+ * hashes its file's path with the text, so no two files share one: the chunks that go are the
+ * changed and removed files' old chunks that the new ones do not repeat.
+ */
+export async function alignFromChangedLabels(
+  input: { task: string; files: CandidateFile[] },
+  ctx: RunContext,
+  deps: Pick<SemanticAlignmentDeps, 'embedder' | 'cacheDir' | 'indexDir'> & { memo: SemanticMemo; store: EmbeddingStore; stored: FileLabels | null },
+): Promise<SemanticAlignmentResult | null> {
+  const { embedder, store, stored, memo } = deps;
+  const { chunk_chars: chunkChars, ann_min_chunks: annMinChunks } = ctx.config.relevance_scoring.embedding;
+  if (!stored || stored.vectors !== undefined || stored.indexFile === '' || stored.unique < annMinChunks) return null;
+  const listed = listedFiles(stored);
+  if (!listed) return null;
+  const files = byPath(input.files);
+  const settings = chunkSettings(chunkChars);
+  // one walk of both lists in path order: each file's stored position when it kept its blob, else its chunk list from the store
+  const keptAt = new Int32Array(files.length).fill(-1);
+  const fresh = new Map<number, string[]>();
+  // the stored files whose labels go: changed (their path is in `fresh` too) or removed
+  const dropped: number[] = [];
+  let removed = 0;
+  const tooMany = () => fresh.size + removed > MAX_CHANGED_LABELS_SHARE * files.length;
+  let i = 0;
+  for (let j = 0; j < files.length; j++) {
+    const file = files[j]!;
+    for (; i < listed.paths.length && listed.paths[i]! < file.path; i++, removed++) dropped.push(i);
+    if (i < listed.paths.length && listed.paths[i] === file.path) {
+      if (listed.hashes[i] === file.hash) keptAt[j] = i;
+      else dropped.push(i);
+      i++;
+    }
+    if (keptAt[j] !== -1) continue;
+    const hashes = store.getFileChunks(fileKeyOf(memo, settings, file));
+    if (!hashes || !hashes.every((h) => store.hasVector(h))) return null;
+    fresh.set(j, hashes);
+    if (tooMany()) return null;
+  }
+  for (; i < listed.paths.length; i++, removed++) dropped.push(i);
+  if (tooMany()) return null;
+  const indexDir = deps.indexDir ?? indexDirOf(deps.cacheDir);
+  const index = await indexToUpdate({ indexDir, modelId: embedder.id, dimensions: embedder.dimensions, indexFile: stored.indexFile, live: stored.unique }, memo.ann);
+  if (!index) return null;
+  // the chunks that stay (a changed file's unchanged chunk keeps its key and label), go and come
+  const labelOfOld = new Map<string, number>();
+  for (const at of dropped) {
+    for (let k = stored.starts[at]!; k < stored.starts[at + 1]!; k++) {
+      const key = index.keyOf(stored.labels[k]!);
+      if (key === null) return null;
+      labelOfOld.set(key, stored.labels[k]!);
+    }
+  }
+  const comes = new Set<string>();
+  const stays = new Set<string>();
+  for (const hashes of fresh.values()) for (const h of hashes) (labelOfOld.has(h) ? stays : comes).add(h);
+  const goes: number[] = [];
+  for (const [key, label] of labelOfOld) if (!stays.has(key)) goes.push(label);
+  const unique = stored.unique - goes.length + comes.size;
+  if (unique < annMinChunks) return null;
+  // a new task is embedded now and kept in the pack, as the full path would keep it (before the
+  // index changes: the full path, should this one stop, starts from the index as read)
+  const taskKey = taskVectorKey(input.task);
+  if (!store.hasVector(taskKey)) {
+    const [vector] = await embedder.embed([input.task]);
+    if (vector === undefined) return null;
+    store.putVector(taskKey, vector);
+  }
+  const added = index.apply(goes, [...comes], (key) => store.getVector(key)!);
+  if (!added) return null;
+  // the labels in path order: kept slices, and each new chunk list by its labels
+  const starts = new Uint32Array(files.length + 1);
+  const labelList: number[] = [];
+  files.forEach((_, j) => {
+    starts[j] = labelList.length;
+    const at = keptAt[j]!;
+    if (at !== -1) for (let k = stored.starts[at]!; k < stored.starts[at + 1]!; k++) labelList.push(stored.labels[k]!);
+    else for (const h of fresh.get(j)!) labelList.push(labelOfOld.get(h) ?? added.get(h)!);
+  });
+  starts[files.length] = labelList.length;
+  const labels = Int32Array.from(labelList);
+  const hits = index.search(store.getVector(taskKey)!, Math.max(ANN_MIN_RESULTS, Math.ceil(unique * ANN_RESULT_FRACTION)));
+  const scores = scoreFromLabels(files, starts, labels, hits);
+  // the index is saved (after the answer: settle awaits it), then the labels that name it
+  const labelsPath = fileLabelsPath(indexDir, embedder.id);
+  const digest = fileSetDigest(files, settings, embedder.id);
+  memo.labelsSaving = index
+    .save()
+    .then((indexFile) => writeFileLabels(labelsPath, { digest, indexFile, unique, starts, labels, files: listFiles(files) }))
+    .catch(() => undefined);
+  // what the store's compaction keeps: every file's key, the chunks now live, the task
+  const used = new UsedKeys(files, (file) => fileKeyOf(memo, settings, file), unique, () => liveChunkKeys(labels, index.keyOf));
+  used.add(taskKey);
+  await store.flush(used).catch((error: unknown) => ctx.warnings.push(saveFailure(store.dir, error)));
+  ctx.reporter.debug(`semantic: ${files.length} files scored from their chunk labels, ${fresh.size} changed or added and ${removed} removed (${comes.size} chunks added to the index, ${goes.length} removed)`);
+  return { scores, modelId: embedder.id, chunks: labels.length, embedded: 0, search: 'ann', farHits: 0 };
+}
+
+/** The distinct chunk keys of a file set's labels. */
+function liveChunkKeys(labels: Int32Array, keyOf: (label: number) => string | null): string[] {
+  return [...new Set(labels)].map((label) => keyOf(label) ?? '');
+}
+
+/**
+ * Each file's score from its chunk labels, as semanticAlignment scores it from its chunk keys: a
+ * chunk the search did not return counts at the lowest similarity it did return.
+ */
+function scoreFromLabels(files: readonly CandidateFile[], starts: Uint32Array, labels: Int32Array, hits: ReadonlyArray<{ label: number; similarity: number }>): Map<string, number> {
   const similarity = new Map<number, number>();
   let floor = 0;
   for (const hit of hits) {
@@ -259,14 +392,12 @@ export async function alignFromFileLabels(
     floor = similarity.size === 1 ? hit.similarity : Math.min(floor, hit.similarity);
   }
   const scores = new Map<string, number>();
-  const { starts, labels } = stored;
   files.forEach((file, i) => {
     const chunkSimilarities: number[] = [];
     for (let at = starts[i]!; at < starts[i + 1]!; at++) chunkSimilarities.push(similarity.get(labels[at]!) ?? floor);
     scores.set(file.path, fileSimilarity(chunkSimilarities));
   });
-  ctx.reporter.debug(`semantic: ${files.length} files scored from their chunk labels (${labels.length} chunks, ${hits.length} found)`);
-  return { scores, modelId: embedder.id, chunks: labels.length, embedded: 0, search: exact ? 'exact' : 'ann', farHits: 0 };
+  return scores;
 }
 
 /** Exact search over the stored rows of file labels: every row with its dot product, in row order; null when rows and labels do not fit together. */
@@ -411,9 +542,9 @@ function updateChunkSets(
 
 /**
  * What the store's compaction keeps of the runs over a file set: a file key per file, its chunk
- * keys (distinct) and the task keys added. None of them share a key (hashes of different texts,
- * `task:` keys), so the size is known at once; the membership set is made only when a compaction
- * asks for it.
+ * keys (distinct: `chunkCount` of them, listed by `chunks`) and the task keys added. None of them
+ * share a key (hashes of different texts, `task:` keys), so the size is known at once; the
+ * membership set is made, and the file keys and chunk list with it, only when a compaction asks.
  */
 class UsedKeys implements KeySet {
   private readonly tasks = new Set<string>();
@@ -421,15 +552,16 @@ class UsedKeys implements KeySet {
   constructor(
     private readonly files: readonly CandidateFile[],
     private readonly fileKey: (file: CandidateFile) => string,
-    private readonly chunks: readonly string[],
+    private readonly chunkCount: number,
+    private readonly chunks: () => readonly string[],
   ) {}
 
   get size(): number {
-    return this.files.length + this.chunks.length + this.tasks.size;
+    return this.files.length + this.chunkCount + this.tasks.size;
   }
 
   has(key: string): boolean {
-    this.members ??= new Set([...this.files.map(this.fileKey), ...this.chunks]);
+    this.members ??= new Set([...this.files.map(this.fileKey), ...this.chunks()]);
     return this.members.has(key) || this.tasks.has(key);
   }
 
