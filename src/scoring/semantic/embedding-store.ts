@@ -156,6 +156,11 @@ export function embeddingStoreDir(cacheDir: string, modelId: string): string {
   return join(cacheDir, 'embeddings', modelSlug(modelId));
 }
 
+/** A chunk list read from the pack is kept as `payload offset * CHUNK_LIST_LENGTHS + length` until asked for; a longer one is split at once. */
+const CHUNK_LIST_LENGTHS = 2 ** 21;
+/** The offsets that encoding holds exactly (a pack past 4 GB splits the lists beyond at once). */
+const MAX_LAZY_OFFSET = Math.floor(Number.MAX_SAFE_INTEGER / CHUNK_LIST_LENGTHS);
+
 /** Open (read) the store of one model; a missing or unreadable pack is an empty store. */
 export async function openEmbeddingStore(cacheDir: string, modelId: string, dimensions: number): Promise<EmbeddingStore> {
   const dir = embeddingStoreDir(cacheDir, modelId);
@@ -163,7 +168,9 @@ export async function openEmbeddingStore(cacheDir: string, modelId: string, dime
   // a vector as read is the offset of its payload in `data`, made a Float32Array view on first use
   // (70k views made up front were half the cost of opening babel's pack)
   const vectors = new Map<string, Float32Array | number>();
-  const files = new Map<string, string[]>();
+  // a file's chunk list as read is where its payload is in `data` (chunkListAt), split on first
+  // use: a run over a changed file set asks for a few of babel's 27k lists
+  const files = new Map<string, string[] | number>();
   const pending: Buffer[] = [];
   const stats = { vectors: 0, files: 0, corrupt: 0, records: 0 };
   const early = readAhead.get(packPath);
@@ -176,7 +183,7 @@ export async function openEmbeddingStore(cacheDir: string, modelId: string, dime
       // A view when aligned (the normal case); a copy after garbage shifted the alignment.
       vectors.set(key, (data.byteOffset + at) % 4 === 0 ? at : new Float32Array(Uint8Array.prototype.slice.call(data, at, at + length).buffer));
     } else if (kind === KIND_FILE) {
-      files.set(key, length === 0 ? [] : data.toString('utf8', at, at + length).split('\n'));
+      files.set(key, length === 0 ? [] : length < CHUNK_LIST_LENGTHS && at < MAX_LAZY_OFFSET ? at * CHUNK_LIST_LENGTHS + length : data.toString('utf8', at, at + length).split('\n'));
     } else {
       stats.corrupt++;
     }
@@ -191,13 +198,22 @@ export async function openEmbeddingStore(cacheDir: string, modelId: string, dime
     return view;
   };
   const allVectors = () => new Map([...vectors.keys()].map((hash) => [hash, vectorOf(hash)!]));
+  const chunksOf = (key: string): string[] | undefined => {
+    const found = files.get(key);
+    if (typeof found !== 'number') return found;
+    const at = Math.floor(found / CHUNK_LIST_LENGTHS);
+    const list = data.toString('utf8', at, at + (found % CHUNK_LIST_LENGTHS)).split('\n');
+    files.set(key, list);
+    return list;
+  };
+  const allFiles = () => new Map([...files.keys()].map((key) => [key, chunksOf(key)!]));
 
   return {
     dir,
     stats,
     getVector: vectorOf,
     hasVector: (hash) => vectors.has(hash),
-    getFileChunks: (key) => files.get(key),
+    getFileChunks: chunksOf,
     putVector(hash, vector) {
       if (vector.length !== dimensions) throw new Error(`vector for ${hash} has ${vector.length} dims, the store holds ${dimensions}`);
       vectors.set(hash, vector);
@@ -219,10 +235,10 @@ export async function openEmbeddingStore(cacheDir: string, modelId: string, dime
       writeCacheMarker(dirname(dir));
       if (stale) {
         const keep = <T>(map: Map<string, T>) => new Map([...map].filter(([key]) => used.has(key)));
-        await compact(packPath, keep(allVectors()), keep(files));
+        await compact(packPath, keep(allVectors()), keep(allFiles()));
         stats.records = [...vectors.keys(), ...files.keys()].filter((k) => used.has(k)).length;
       } else if (total >= COMPACT_MIN_RECORDS && total > 2 * live) {
-        await compact(packPath, allVectors(), files);
+        await compact(packPath, allVectors(), allFiles());
         stats.records = live;
       } else {
         await appendRecords(packPath, pending);

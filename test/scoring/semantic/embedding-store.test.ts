@@ -140,6 +140,27 @@ describe('embedding store', () => {
     expect(Array.from(u.getVector('h2')!)).toEqual(Array.from(vec(2)));
   });
 
+  it('keeps the chunk lists it read (split only when asked for) through both compactions', async () => {
+    const s = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    for (let i = 0; i < 1200; i++) s.putVector(`h${i}`, vec(i));
+    s.putFileChunks('f1', ['h1', 'h2', 'h2']);
+    s.putFileChunks('f2', ['h3']);
+    await s.flush();
+    // mostly dead records: every vector again, the lists as read
+    const t = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    for (let round = 1; round <= 2; round++) for (let i = 0; i < 1200; i++) t.putVector(`h${i}`, vec(i + round));
+    await t.flush();
+    const u = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    expect(u.stats).toMatchObject({ records: 1202, files: 2 });
+    expect([u.getFileChunks('f2'), u.getFileChunks('f1')]).toEqual([['h3'], ['h1', 'h2', 'h2']]);
+    // only what the run used: one list of the two, not yet asked for in this store
+    const v = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    await v.flush(new Set(['h1', 'h2', 'f1']));
+    const w = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    expect(w.stats).toMatchObject({ records: 3, vectors: 2, files: 1 });
+    expect([w.getFileChunks('f1'), w.getFileChunks('f2')]).toEqual([['h1', 'h2', 'h2'], undefined]);
+  });
+
   it.each([
     ['aiwg/glove-100d@1', 'aiwg_glove-100d_1'],
     ['../../etc', 'etc'],
