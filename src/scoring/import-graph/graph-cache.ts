@@ -63,8 +63,8 @@ type KeptRead = Pick<ConfigRead, 'lookups'>;
 export function importGraphCache(cacheDir: string): ImportGraphCache {
   const path = join(indexDirOf(cacheDir), FILE_NAME);
   let writing: Promise<void> = Promise.resolve();
-  const keep = (files: readonly CandidateFile[], graph: ImportGraph, reads?: ReadonlyMap<string, KeptRead>): void => {
-    const stored = storedGraph(files, graph, reads);
+  const keep = (files: readonly CandidateFile[], graph: ImportGraph, reads?: ReadonlyMap<string, KeptRead>, paths?: Buffer): void => {
+    const stored = storedGraph(files, graph, reads, paths);
     if (stored === undefined) return;
     let data: Buffer;
     try {
@@ -83,14 +83,10 @@ export function importGraphCache(cacheDir: string): ImportGraphCache {
         return kept && { ...edgeMaps(files, kept), warnings: stored.warnings };
       }
       // other files: resolve again what may resolve otherwise
-      const keptPaths = stored.paths.toString('utf8').split('\0').slice(0, -1);
-      const hashes = stored.hashes.toString('latin1').split('\0').slice(0, -1);
-      if (keptPaths.length !== hashes.length) return undefined;
-      const keptHash = new Map(keptPaths.map((p, i) => [p, hashes[i]!]));
-      const present = new Set(files.map((file) => file.path));
-      const added = files.filter((file) => !keptHash.has(file.path)).map((file) => file.path);
-      const changed = files.filter((file) => keptHash.has(file.path) && keptHash.get(file.path) !== file.hash).map((file) => file.path);
-      const removed = keptPaths.filter((p) => !present.has(p));
+      const paths = pathsBuffer(files);
+      const diff = paths.equals(stored.paths) ? contentChanges(files, stored.hashes) : pathChanges(files, stored);
+      if (diff === undefined) return undefined;
+      const { keptPaths, added, changed, removed } = diff;
       if (added.length + changed.length + removed.length > MAX_CHANGED_SHARE * files.length) return undefined;
       const imports = keptEdges(keptPaths, stored.edges);
       const watches = keptWatches(keptPaths, stored.watches);
@@ -103,12 +99,49 @@ export function importGraphCache(cacheDir: string): ImportGraphCache {
       const graph = resolveKeptGraph(files, project, { imports, fileWarnings, watches }, again, removed);
       // the reads the other files were resolved through hold still, and are kept with the new ones
       for (const key of failed) reads.delete(key);
-      keep(files, graph, new Map([...reads, ...graph.basis!.project.configs]));
+      keep(files, graph, new Map([...reads, ...graph.basis!.project.configs]), paths);
       return graph;
     },
     save: (files, graph) => keep(files, graph),
     written: () => writing,
   };
+}
+
+interface KeptDiff {
+  /** The kept graph's paths, in its order (its positions). */
+  keptPaths: readonly string[];
+  added: string[];
+  changed: string[];
+  removed: string[];
+}
+
+/** The kept graph's files are these paths in this order (an edit changed contents alone): the changed files, by position; undefined when the hashes do not fit. */
+function contentChanges(files: readonly CandidateFile[], keptHashes: Buffer): KeptDiff | undefined {
+  const hashes = keptHashes.toString('latin1').split('\0');
+  if (hashes.length !== files.length + 1) return undefined;
+  const changed: string[] = [];
+  files.forEach((file, i) => {
+    if (file.hash !== hashes[i]) changed.push(file.path);
+  });
+  return { keptPaths: files.map((file) => file.path), added: [], changed, removed: [] };
+}
+
+/** How `files` differ from the kept graph's files by path; undefined when its lists do not fit. */
+function pathChanges(files: readonly CandidateFile[], stored: Stored): KeptDiff | undefined {
+  const keptPaths = stored.paths.toString('utf8').split('\0').slice(0, -1);
+  const hashes = stored.hashes.toString('latin1').split('\0').slice(0, -1);
+  if (keptPaths.length !== hashes.length) return undefined;
+  const keptHash = new Map(keptPaths.map((p, i) => [p, hashes[i]!]));
+  const present = new Set(files.map((file) => file.path));
+  const added = files.filter((file) => !keptHash.has(file.path)).map((file) => file.path);
+  const changed = files.filter((file) => keptHash.has(file.path) && keptHash.get(file.path) !== file.hash).map((file) => file.path);
+  const removed = keptPaths.filter((p) => !present.has(p));
+  return { keptPaths, added, changed, removed };
+}
+
+/** The `paths` of a kept graph: each candidate's path ended by a NUL, in order. */
+function pathsBuffer(files: readonly CandidateFile[]): Buffer {
+  return Buffer.from(files.map((file) => `${file.path}\0`).join(''), 'utf8');
 }
 
 /** The key of a candidate list: its digest (every path and content hash in order) under this format's version. */
@@ -136,7 +169,7 @@ function isStored(value: Partial<Stored> | undefined): value is Stored {
 }
 
 /** What is kept of a graph; undefined for a graph without its basis or watches, or whose edges leave the candidates. */
-function storedGraph(files: readonly CandidateFile[], graph: ImportGraph, reads: ReadonlyMap<string, KeptRead> | undefined): Stored | undefined {
+function storedGraph(files: readonly CandidateFile[], graph: ImportGraph, reads: ReadonlyMap<string, KeptRead> | undefined, paths = pathsBuffer(files)): Stored | undefined {
   if (graph.basis?.watches === undefined) return undefined;
   const position = new Map(files.map((file, i) => [file.path, i]));
   const edges: number[] = [];
@@ -171,7 +204,7 @@ function storedGraph(files: readonly CandidateFile[], graph: ImportGraph, reads:
   }
   return {
     key: keyOf(files),
-    paths: Buffer.from(files.map((file) => `${file.path}\0`).join(''), 'utf8'),
+    paths,
     hashes: Buffer.from(files.map((file) => `${file.hash}\0`).join(''), 'latin1'),
     edges: Uint32Array.from(edges),
     fileWarnings,

@@ -63,29 +63,57 @@ export function buildProjectIndex(files: readonly CandidateFile[], previous?: Co
   return projectIndex(pathTables(files), files, new Map(), previous);
 }
 
-/** The path lookup tables of a file set: the part of an index that depends on the paths alone. */
+/**
+ * The path lookup tables of a file set: the part of an index that depends on the paths alone.
+ * Each is made when a lookup first needs it: a kept graph updated after an edit looks up paths
+ * and directories (babel: ~1k lookups), never base names, and the tables of 27k paths cost more
+ * than the lookups.
+ */
 interface PathTables {
-  byDir: Map<string, string[]>;
-  byBase: Map<string, string[]>;
-  dirsByBase: Map<string, string[]>;
-  allDirs: Set<string>;
+  readonly byDir: Map<string, string[]>;
+  readonly byBase: Map<string, string[]>;
+  readonly dirsByBase: Map<string, string[]>;
+  readonly allDirs: Set<string>;
 }
 
 function pathTables(files: readonly CandidateFile[]): PathTables {
-  const byDir = new Map<string, string[]>();
-  const byBase = new Map<string, string[]>();
-  for (const f of files) {
-    push(byDir, dirOf(f.path), f.path);
-    push(byBase, posix.basename(f.path), f.path);
-  }
-  // directories holding files, by their last segment, and every ancestor directory
-  const dirsByBase = new Map<string, string[]>();
-  const allDirs = new Set<string>(['']);
-  for (const dir of byDir.keys()) {
-    if (dir !== '') push(dirsByBase, posix.basename(dir), dir);
-    for (let d = dir; d !== '' && !allDirs.has(d); d = dirOf(d)) allDirs.add(d);
-  }
-  return { byDir, byBase, dirsByBase, allDirs };
+  let byDir: Map<string, string[]> | undefined;
+  let byBase: Map<string, string[]> | undefined;
+  let dirsByBase: Map<string, string[]> | undefined;
+  let allDirs: Set<string> | undefined;
+  const tables: PathTables = {
+    get byDir() {
+      if (byDir === undefined) {
+        byDir = new Map();
+        for (const f of files) push(byDir, dirOf(f.path), f.path);
+      }
+      return byDir;
+    },
+    get byBase() {
+      if (byBase === undefined) {
+        byBase = new Map();
+        for (const f of files) push(byBase, posix.basename(f.path), f.path);
+      }
+      return byBase;
+    },
+    // directories holding files, by their last segment
+    get dirsByBase() {
+      if (dirsByBase === undefined) {
+        dirsByBase = new Map();
+        for (const dir of tables.byDir.keys()) if (dir !== '') push(dirsByBase, posix.basename(dir), dir);
+      }
+      return dirsByBase;
+    },
+    // every directory holding a file, and every ancestor of one
+    get allDirs() {
+      if (allDirs === undefined) {
+        allDirs = new Set(['']);
+        for (const f of files) for (let d = dirOf(f.path); d !== '' && !allDirs.has(d); d = dirOf(d)) allDirs.add(d);
+      }
+      return allDirs;
+    },
+  };
+  return tables;
 }
 
 /**
@@ -121,20 +149,19 @@ function updateTables(tables: PathTables, changes: FileChanges): PathTables | nu
 }
 
 function projectIndex(tables: PathTables, files: readonly CandidateFile[], configs: Map<string, ConfigRead>, previous?: ConfigReads): ProjectIndex {
-  const { byDir, byBase, dirsByBase, allDirs } = tables;
   const byPath = new Map(files.map((f) => [f.path, f]));
   const project: ProjectIndex = {
     has: (p) => byPath.has(p),
-    filesIn: (dir) => byDir.get(dir) ?? [],
+    filesIn: (dir) => tables.byDir.get(dir) ?? [],
     withSuffix(suffix) {
-      const candidates = byBase.get(posix.basename(suffix)) ?? [];
+      const candidates = tables.byBase.get(posix.basename(suffix)) ?? [];
       return candidates.filter((p) => p === suffix || p.endsWith(`/${suffix}`));
     },
     dirsWithSuffix(suffix) {
-      const candidates = suffix === '' ? (byDir.has('') ? [''] : []) : (dirsByBase.get(posix.basename(suffix)) ?? []);
+      const candidates = suffix === '' ? (tables.byDir.has('') ? [''] : []) : (tables.dirsByBase.get(posix.basename(suffix)) ?? []);
       return candidates.filter((dir) => dir === suffix || dir.endsWith(`/${suffix}`)).sort();
     },
-    isDirectory: (dir) => allDirs.has(dir),
+    isDirectory: (dir) => tables.allDirs.has(dir),
     content: (p) => byPath.get(p)?.content,
     contentHash: (p) => byPath.get(p)?.hash,
     nearest(dir, name) {
