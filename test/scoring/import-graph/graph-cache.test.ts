@@ -146,6 +146,18 @@ describe('the import graph kept between one-shot runs', () => {
     expect(updates).toBeGreaterThan(40);
   }, 120_000);
 
+  it('updates a graph kept for files in path order from files in another order too', async () => {
+    const cache = importGraphCache(join(tmp.root, 'other-order'));
+    const files = candidates({ ...PROJECT, ...Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`docs/page${i}.md`, `page ${i}\n`])) });
+    cache.save(files, buildImportGraph(files));
+    await waitUntil(() => cache.load(files) !== undefined);
+    // an added file and an edit, the list reversed
+    const next = candidates({ ...PROJECT, 'src/b.ts': "import './a';\n", 'src/c.ts': "import './b';\n", ...Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`docs/page${i}.md`, `page ${i}\n`])) }).reverse();
+    const loaded = cache.load(next);
+    expect(loaded).toBeDefined();
+    expect(shape(loaded!)).toEqual(shape(buildImportGraph(next)));
+  });
+
   it('does not update a graph when more than a quarter of the files changed (a build is no slower)', async () => {
     const cache = importGraphCache(join(tmp.root, 'many-changed'));
     const files = candidates(PROJECT);
