@@ -168,7 +168,7 @@ export async function openEmbeddingStore(cacheDir: string, modelId: string, dime
   // a vector as read is the offset of its payload in `data`, made a Float32Array view on first use
   // (70k views made up front were half the cost of opening babel's pack)
   const vectors = new Map<string, Float32Array | number>();
-  // a file's chunk list as read is where its payload is in `data` (chunkListAt), split on first
+  // a file's chunk list as read is where its payload is in `data` (see chunksOf), split on first
   // use: a run over a changed file set asks for a few of babel's 27k lists
   const files = new Map<string, string[] | number>();
   const pending: Buffer[] = [];
