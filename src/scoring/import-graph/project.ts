@@ -77,6 +77,8 @@ interface PathTables {
 }
 
 function pathTables(files: readonly CandidateFile[]): PathTables {
+  // the paths alone: an index long kept (a server's) must not hold the candidates it was made from
+  const paths = files.map((f) => f.path);
   let byDir: Map<string, string[]> | undefined;
   let byBase: Map<string, string[]> | undefined;
   let dirsByBase: Map<string, string[]> | undefined;
@@ -85,14 +87,14 @@ function pathTables(files: readonly CandidateFile[]): PathTables {
     get byDir() {
       if (byDir === undefined) {
         byDir = new Map();
-        for (const f of files) push(byDir, dirOf(f.path), f.path);
+        for (const path of paths) push(byDir, dirOf(path), path);
       }
       return byDir;
     },
     get byBase() {
       if (byBase === undefined) {
         byBase = new Map();
-        for (const f of files) push(byBase, posix.basename(f.path), f.path);
+        for (const path of paths) push(byBase, posix.basename(path), path);
       }
       return byBase;
     },
@@ -108,7 +110,7 @@ function pathTables(files: readonly CandidateFile[]): PathTables {
     get allDirs() {
       if (allDirs === undefined) {
         allDirs = new Set(['']);
-        for (const f of files) for (let d = dirOf(f.path); d !== '' && !allDirs.has(d); d = dirOf(d)) allDirs.add(d);
+        for (const path of paths) for (let d = dirOf(path); d !== '' && !allDirs.has(d); d = dirOf(d)) allDirs.add(d);
       }
       return allDirs;
     },
