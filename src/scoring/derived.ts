@@ -8,12 +8,18 @@ import type { CandidateFile } from '../types.js';
  * build on the new set gives (test/scoring/derived.test.ts holds every registered one to that).
  */
 
-/** What changed between two file sets, by path; a file counts as changed when its content address differs. */
-export interface FileChanges {
-  added: CandidateFile[];
-  removed: CandidateFile[];
+/** What a file set is diffed by: each file's path and content address. */
+type Keyed = Pick<CandidateFile, 'path' | 'hash'>;
+
+/**
+ * What changed between two file sets, by path; a file counts as changed when its content address
+ * differs. The sets may hold other things than candidates (a kept list of paths and hashes).
+ */
+export interface FileChanges<B extends Keyed = CandidateFile, A extends Keyed = B> {
+  added: A[];
+  removed: B[];
   /** Same path, other content: the file before and after. */
-  changed: Array<{ before: CandidateFile; after: CandidateFile }>;
+  changed: Array<{ before: B; after: A }>;
 }
 
 /**
@@ -58,7 +64,7 @@ export function createDerivedStore(): { forFiles(files: readonly CandidateFile[]
 }
 
 /** The changes from `before` to `after`, matched by path; same object or same content address = unchanged. */
-export function diffFiles(before: readonly CandidateFile[], after: readonly CandidateFile[]): FileChanges {
+export function diffFiles<B extends Keyed = CandidateFile, A extends Keyed = B>(before: readonly B[], after: readonly A[]): FileChanges<B, A> {
   return diffSorted(before, after) ?? diffByMap(before, after);
 }
 
@@ -66,21 +72,21 @@ export function diffFiles(before: readonly CandidateFile[], after: readonly Cand
  * Both sets in path order (as collect gives them): one walk, and an unchanged file, the same
  * object, costs one comparison. Null when either is out of order.
  */
-function diffSorted(before: readonly CandidateFile[], after: readonly CandidateFile[]): FileChanges | null {
-  const changes: FileChanges = { added: [], removed: [], changed: [] };
+function diffSorted<B extends Keyed, A extends Keyed>(before: readonly B[], after: readonly A[]): FileChanges<B, A> | null {
+  const changes: FileChanges<B, A> = { added: [], removed: [], changed: [] };
   let i = 0;
   let j = 0;
   while (i < before.length || j < after.length) {
     const was = before[i];
     const now = after[j];
-    if (was === now) {
+    if ((was as Keyed | undefined) === now) {
       i++;
       j++;
       continue;
     }
-    if ((i > 0 && was !== undefined && (before[i - 1] as CandidateFile).path >= was.path) || (j > 0 && now !== undefined && (after[j - 1] as CandidateFile).path >= now.path)) return null;
+    if ((i > 0 && was !== undefined && before[i - 1]!.path >= was.path) || (j > 0 && now !== undefined && after[j - 1]!.path >= now.path)) return null;
     if (now === undefined || (was !== undefined && was.path < now.path)) {
-      changes.removed.push(was as CandidateFile); // the loop runs while one of them is left
+      changes.removed.push(was!); // the loop runs while one of them is left
       i++;
     } else if (was === undefined || now.path < was.path) {
       changes.added.push(now);
@@ -94,16 +100,16 @@ function diffSorted(before: readonly CandidateFile[], after: readonly CandidateF
   return changes;
 }
 
-function diffByMap(before: readonly CandidateFile[], after: readonly CandidateFile[]): FileChanges {
-  const old = new Map<string, CandidateFile>();
+function diffByMap<B extends Keyed, A extends Keyed>(before: readonly B[], after: readonly A[]): FileChanges<B, A> {
+  const old = new Map<string, B>();
   for (const f of before) old.set(f.path, f);
-  const changes: FileChanges = { added: [], removed: [], changed: [] };
+  const changes: FileChanges<B, A> = { added: [], removed: [], changed: [] };
   for (const f of after) {
     const was = old.get(f.path);
     if (was === undefined) changes.added.push(f);
     else {
       old.delete(f.path);
-      if (was !== f && was.hash !== f.hash) changes.changed.push({ before: was, after: f });
+      if ((was as Keyed) !== f && was.hash !== f.hash) changes.changed.push({ before: was, after: f });
     }
   }
   changes.removed.push(...old.values());
@@ -111,6 +117,6 @@ function diffByMap(before: readonly CandidateFile[], after: readonly CandidateFi
 }
 
 /** Whether a change set changes which paths exist (what resolvers of paths depend on). */
-export function changesPaths(changes: FileChanges): boolean {
+export function changesPaths(changes: FileChanges<Keyed, Keyed>): boolean {
   return changes.added.length > 0 || changes.removed.length > 0;
 }

@@ -6,6 +6,7 @@ import { encodeFramed, readFramedSync } from '../../util/framed-file.js';
 import { edgeMaps, resolveKeptGraph, watchedBy, type ImportGraph, type Watches } from './index.js';
 import { buildProjectIndex, pathChangeKeys, stillHolds, type ConfigRead } from './project.js';
 import { fileListDigest } from '../../util/hash.js';
+import { diffFiles } from '../derived.js';
 
 /**
  * The import graph of the last one-shot run, kept in `<cache dir>/index/import-graph.bin`, so a
@@ -126,42 +127,18 @@ function contentChanges(files: readonly CandidateFile[], keptHashes: Buffer): Ke
   return { keptPaths: files.map((file) => file.path), added: [], changed, removed: [] };
 }
 
-/**
- * How `files` differ from the kept graph's files by path: one walk of both lists, each in path
- * order as collect gives them (else by lookups); undefined when its lists do not fit.
- */
+/** How `files` differ from the kept graph's files by path (diffFiles: one walk of both lists in collect's path order); undefined when its lists do not fit. */
 function pathChanges(files: readonly CandidateFile[], stored: Stored): KeptDiff | undefined {
   const keptPaths = stored.paths.toString('utf8').split('\0').slice(0, -1);
   const hashes = stored.hashes.toString('latin1').split('\0').slice(0, -1);
   if (keptPaths.length !== hashes.length) return undefined;
-  const diff: KeptDiff = { keptPaths, added: [], changed: [], removed: [] };
-  if (!inPathOrder(keptPaths) || !inPathOrder(files.map((file) => file.path))) {
-    const keptHash = new Map(keptPaths.map((p, i) => [p, hashes[i]!]));
-    const present = new Set(files.map((file) => file.path));
-    for (const file of files) {
-      const was = keptHash.get(file.path);
-      if (was === undefined) diff.added.push(file.path);
-      else if (was !== file.hash) diff.changed.push(file.path);
-    }
-    diff.removed = keptPaths.filter((p) => !present.has(p));
-    return diff;
-  }
-  let i = 0;
-  for (const file of files) {
-    for (; i < keptPaths.length && keptPaths[i]! < file.path; i++) diff.removed.push(keptPaths[i]!);
-    if (i < keptPaths.length && keptPaths[i] === file.path) {
-      if (hashes[i] !== file.hash) diff.changed.push(file.path);
-      i++;
-    } else diff.added.push(file.path);
-  }
-  diff.removed.push(...keptPaths.slice(i));
-  return diff;
-}
-
-/** Whether the paths are strictly ascending (collect's order). */
-function inPathOrder(paths: readonly string[]): boolean {
-  for (let i = 1; i < paths.length; i++) if (paths[i - 1]! >= paths[i]!) return false;
-  return true;
+  const changes = diffFiles(keptPaths.map((path, i) => ({ path, hash: hashes[i]! })), files);
+  return {
+    keptPaths,
+    added: changes.added.map((file) => file.path),
+    changed: changes.changed.map(({ after }) => after.path),
+    removed: changes.removed.map((kept) => kept.path),
+  };
 }
 
 /** The `paths` of a kept graph: each candidate's path ended by a NUL, in order. */

@@ -3,13 +3,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CandidateFile, Embedder } from '../../../src/types.js';
 import { makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
-import { testContext, captureReporter } from '../../helpers/fakes.js';
+import { testContext } from '../../helpers/fakes.js';
 import { indexDirOf } from '../../../src/cache/cache-dir.js';
-import { createEmbedder } from '../../../src/scoring/semantic/embedder.js';
 import { modelSlug, openEmbeddingStore, taskVectorKey } from '../../../src/scoring/semantic/embedding-store.js';
 import { fileLabelsPath, readFileLabels } from '../../../src/scoring/semantic/file-labels.js';
 import { alignFromChangedLabels, alignFromFileLabels, createSemanticMemo, embedAhead, semanticAlignment } from '../../../src/scoring/semantic/semantic-alignment.js';
-import { buildTinyModel, candidateFile, configWith, countingEmbedder, TOPICS } from './tiny-model.js';
+import { candidateFile, tinyEmbedder, configWith, countingEmbedder, TOPICS } from './tiny-model.js';
 
 const CHUNK_CHARS = 60;
 const ANN_MIN_CHUNKS = 2;
@@ -60,8 +59,7 @@ describe('semantic alignment from the labels of a file set that changed a little
   let embedder: Embedder;
   beforeAll(async () => {
     tmp = makeTempDir('aiwg-changed-labels-');
-    const modelDir = await buildTinyModel(tmp.root);
-    embedder = (await createEmbedder(configWith({ model_dir: modelDir }), { root: tmp.root, cacheDir: join(tmp.root, 'models'), reporter: captureReporter() }))!;
+    embedder = await tinyEmbedder(tmp.root, 'models');
   });
   afterAll(() => tmp.cleanup());
 

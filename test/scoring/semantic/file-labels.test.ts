@@ -3,13 +3,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CandidateFile, Embedder } from '../../../src/types.js';
 import { makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
-import { testContext, captureReporter } from '../../helpers/fakes.js';
+import { testContext } from '../../helpers/fakes.js';
 import { indexDirOf } from '../../../src/cache/cache-dir.js';
-import { createEmbedder } from '../../../src/scoring/semantic/embedder.js';
 import { openEmbeddingStore, taskVectorKey } from '../../../src/scoring/semantic/embedding-store.js';
 import { fileLabelsPath, readFileLabels } from '../../../src/scoring/semantic/file-labels.js';
 import { alignFromFileLabels, createSemanticMemo, semanticAlignment } from '../../../src/scoring/semantic/semantic-alignment.js';
-import { buildTinyModel, candidateFile, configWith, countingEmbedder } from './tiny-model.js';
+import { candidateFile, tinyEmbedder, configWith, countingEmbedder } from './tiny-model.js';
 
 const files = [
   candidateFile('src/http/client.ts', 'export async function fetchWithRetry(request) {\n  // retry with backoff on timeout\n  return httpClient.fetch(request);\n}\n'),
@@ -39,8 +38,7 @@ describe('semantic alignment from a file set\'s chunk labels (one-shot runs)', (
   let embedder: Embedder;
   beforeAll(async () => {
     tmp = makeTempDir('aiwg-labels-');
-    const modelDir = await buildTinyModel(tmp.root);
-    embedder = (await createEmbedder(configWith({ model_dir: modelDir }), { root: tmp.root, cacheDir: join(tmp.root, 'models'), reporter: captureReporter() }))!;
+    embedder = await tinyEmbedder(tmp.root, 'models');
   });
   afterAll(() => tmp.cleanup());
 

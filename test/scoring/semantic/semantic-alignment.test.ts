@@ -7,12 +7,11 @@ import { makeFixtureRepo, makeTempDir, type Fixture } from '../../helpers/fixtur
 import { ConfigSchema, type Config } from '../../../src/config/schema.js';
 import { runContextBudget } from '../../../src/pipeline.js';
 import { createScoreStage } from '../../../src/scoring/score-files.js';
-import { captureReporter, testContext } from '../../helpers/fakes.js';
-import { createEmbedder } from '../../../src/scoring/semantic/embedder.js';
+import { testContext } from '../../helpers/fakes.js';
 import { embeddingStoreDir } from '../../../src/scoring/semantic/embedding-store.js';
 import { createSemanticMemo, fileSimilarity, semanticAlignment } from '../../../src/scoring/semantic/semantic-alignment.js';
 import { bindSemanticAlignment } from '../../../src/scoring/semantic-adapter.js';
-import { buildTinyModel, candidateFile, configWith, countingEmbedder, TOPICS } from './tiny-model.js';
+import { candidateFile, tinyEmbedder, configWith, countingEmbedder, TOPICS } from './tiny-model.js';
 
 const corpus = [
   candidateFile('src/http/client.ts', 'export async function fetchWithRetry(request) {\n  // retry with backoff on timeout\n  return httpClient.fetch(request);\n}\n'),
@@ -26,9 +25,7 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
   let embedder: Embedder;
   beforeAll(async () => {
     tmp = makeTempDir('aiwg-semantic-');
-    const modelDir = await buildTinyModel(tmp.root);
-    const made = await createEmbedder(configWith({ model_dir: modelDir }), { root: tmp.root, cacheDir: join(tmp.root, 'cache'), reporter: captureReporter() });
-    embedder = made!;
+    embedder = await tinyEmbedder(tmp.root);
   });
   afterAll(() => tmp.cleanup());
 

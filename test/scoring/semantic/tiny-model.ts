@@ -5,6 +5,8 @@ import { buildStaticEmbeddingModel } from '../../../src/scoring/semantic/static-
 import { loadOnnxProto } from '../../../src/scoring/semantic/onnx-gather-graph.js';
 import { ConfigSchema, type Config } from '../../../src/config/schema.js';
 import type { CandidateFile, Embedder } from '../../../src/types.js';
+import { createEmbedder } from '../../../src/scoring/semantic/embedder.js';
+import { captureReporter } from '../../helpers/fakes.js';
 
 /** Three topics: a text's vector leans to the topic its words come from. */
 export const TOPICS: Record<string, string[]> = {
@@ -43,6 +45,14 @@ export async function buildTinyModel(dir: string, name = 'tiny-model'): Promise<
   const outDir = join(dir, name);
   await buildStaticEmbeddingModel({ vocab, vectors, outDir, name });
   return outDir;
+}
+
+/** The tiny model built under `root` and its embedder, with the embedder's cache in `root/<cacheName>`. */
+export async function tinyEmbedder(root: string, cacheName = 'cache'): Promise<Embedder> {
+  const modelDir = await buildTinyModel(root);
+  const embedder = await createEmbedder(configWith({ model_dir: modelDir }), { root, cacheDir: join(root, cacheName), reporter: captureReporter() });
+  if (!embedder) throw new Error(`no embedder for the tiny model in ${modelDir}`);
+  return embedder;
 }
 
 /**
