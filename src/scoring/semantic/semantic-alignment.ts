@@ -111,19 +111,7 @@ export async function semanticAlignment(
     // vectors embedded ahead are in the store once these settle; a failed one is embedded below
     if (deps.ahead) await Promise.all([...deps.ahead].map((p) => p.catch(() => undefined)));
     const missing = new Map<string, string>();
-    const chunksOf = (file: CandidateFile, fileKey: string): string[] => {
-      const hashes = store.getFileChunks(fileKey);
-      if (hashes && hashes.every((h) => store.hasVector(h))) return hashes;
-      const fresh: string[] = [];
-      for (const chunk of chunkFile(file.content, chunkChars)) {
-        const text = `${file.path}\n${chunk.text}`;
-        const hash = sha256(text);
-        fresh.push(hash);
-        if (!store.hasVector(hash)) missing.set(hash, text);
-      }
-      keepFileChunks(store, fileKey, fresh, hashes);
-      return fresh;
-    };
+    const chunksOf = (file: CandidateFile, fileKey: string): string[] => chunkKeysOf(store, file, fileKey, chunkChars, missing);
     const last = memo?.last;
     if (last !== undefined && last.files === input.files && last.settings === settings && !far) {
       // the same collected files as the last run, every chunk of them embedded then
@@ -269,7 +257,8 @@ const MAX_CHANGED_LABELS_SHARE = 0.25;
  * A one-shot run's semantic alignment over a file set that differs a little from the one the
  * labels were written for (the run after an edit, a checkout a few commits away): the files
  * whose path and blob did not change keep their labels; each other file's chunk list and vectors
- * come from the store (embedded ahead as collect read it); the ANN index on disk drops the
+ * come from the store (embedded ahead as collect read it), or, for a file whose blob collect knew
+ * from another path (a copied fixture), are made here as the full path makes them; the ANN index on disk drops the
  * labels of chunks that went and adds the new chunks, as annSearch would bring it in step with
  * the new key set (ann-index.ts: indexToUpdate), and is saved; then one search, each file scored
  * from its labels. The same scores, to the last bit, and the same index and labels files as the
@@ -277,8 +266,8 @@ const MAX_CHANGED_LABELS_SHARE = 0.25;
  * the whole key set against the index (babel: ~100 ms of the main thread per changed set).
  *
  * Null (nothing changed) when the full path must run: no labels (or exact search: the rows it
- * keeps are few), the index on disk is not the one they name, too many files changed, a changed
- * file's chunks or vectors are not in the store, or the index would be rebuilt. A chunk key
+ * keeps are few), the index on disk is not the one they name, too many files changed, or the
+ * index would be rebuilt. A chunk key
  * hashes its file's path with the text, so no two files share one: the chunks that go are the
  * changed and removed files' old chunks that the new ones do not repeat.
  */
@@ -297,6 +286,8 @@ export async function alignFromChangedLabels(
   // one walk of both lists in path order: each file's stored position when it kept its blob, else its chunk list from the store
   const keptAt = new Int32Array(files.length).fill(-1);
   const fresh = new Map<number, string[]>();
+  // the texts of the changed files' chunks the store has no vector for, by key
+  const missing = new Map<string, string>();
   // the stored files whose labels go: changed (their path is in `fresh` too) or removed
   const dropped: number[] = [];
   let removed = 0;
@@ -311,9 +302,8 @@ export async function alignFromChangedLabels(
       i++;
     }
     if (keptAt[j] !== -1) continue;
-    const hashes = store.getFileChunks(fileKeyOf(memo, settings, file));
-    if (!hashes || !hashes.every((h) => store.hasVector(h))) return null;
-    fresh.set(j, hashes);
+    // embedded ahead as collect read it; else (a blob collect knew at another path) chunked here, as the full path would
+    fresh.set(j, chunkKeysOf(store, file, fileKeyOf(memo, settings, file), chunkChars, missing));
     if (tooMany()) return null;
   }
   for (; i < listed.paths.length; i++, removed++) dropped.push(i);
@@ -345,6 +335,7 @@ export async function alignFromChangedLabels(
     if (vector === undefined) return null;
     store.putVector(taskKey, vector);
   }
+  const embedded = await embedMissing(store, embedder, missing, ctx);
   const added = index.apply(goes, [...comes], (key) => store.getVector(key)!);
   if (!added) return null;
   // the labels in path order: kept slices, and each new chunk list by its labels
@@ -372,7 +363,7 @@ export async function alignFromChangedLabels(
   used.add(taskKey);
   await store.flush(used).catch((error: unknown) => ctx.warnings.push(saveFailure(store.dir, error)));
   ctx.reporter.debug(`semantic: ${files.length} files scored from their chunk labels, ${fresh.size} changed or added and ${removed} removed (${comes.size} chunks added to the index, ${goes.length} removed)`);
-  return { scores, modelId: embedder.id, chunks: labels.length, embedded: 0, search: 'ann', farHits: 0 };
+  return { scores, modelId: embedder.id, chunks: labels.length, embedded, search: 'ann', farHits: 0 };
 }
 
 /** The distinct chunk keys of a file set's labels. */
@@ -571,6 +562,25 @@ class UsedKeys implements KeySet {
 }
 
 /** Store a file's chunk list unless the store holds that list already (each put appends a record to the pack). */
+/**
+ * A file's chunk keys: the list the store keeps for `fileKey` when it holds every one of their
+ * vectors, else the file chunked now (the list kept in the store, and the text of each chunk
+ * whose vector it lacks added to `missing`, by key, for the caller to embed).
+ */
+function chunkKeysOf(store: EmbeddingStore, file: Pick<CandidateFile, 'path' | 'content'>, fileKey: string, chunkChars: number, missing: Map<string, string>): string[] {
+  const hashes = store.getFileChunks(fileKey);
+  if (hashes && hashes.every((h) => store.hasVector(h))) return hashes;
+  const fresh: string[] = [];
+  for (const chunk of chunkFile(file.content, chunkChars)) {
+    const text = `${file.path}\n${chunk.text}`;
+    const hash = sha256(text);
+    fresh.push(hash);
+    if (!store.hasVector(hash)) missing.set(hash, text);
+  }
+  keepFileChunks(store, fileKey, fresh, hashes);
+  return fresh;
+}
+
 function keepFileChunks(store: EmbeddingStore, fileKey: string, hashes: string[], held: readonly string[] | undefined): void {
   if (held?.join('\n') !== hashes.join('\n')) store.putFileChunks(fileKey, hashes);
 }

@@ -70,6 +70,9 @@ describe('semantic alignment from the labels of a file set that changed a little
     ['a removed file', base.filter((_, i) => i !== 5), []],
     ['a renamed file', base.map((f, i) => (i === 7 ? candidateFile('src/z.ts', f.content) : f)).sort((a, b) => (a.path < b.path ? -1 : 1)), [candidateFile('src/z.ts', base[7]!.content)]],
     ['an edit and a removal', edited.filter((_, i) => i !== 9), [edited[3]!]],
+    // collect hands ahead only blobs it has not seen: a copy of a known file comes with no vectors
+    ['a copied file (its blob known at another path, so nothing embedded ahead)', [...base, candidateFile('src/m02-copy.ts', base[2]!.content)].sort((a, b) => (a.path < b.path ? -1 : 1)), []],
+    ['an edited file whose embedding ahead failed', edited, []],
   ];
   for (const [name, files, ahead] of cases) {
     it(`${name}: the scores, index and labels of the full path, and the next run takes the quick path`, async () => {
@@ -85,8 +88,11 @@ describe('semantic alignment from the labels of a file set that changed a little
       expect(full.search).toBe('ann');
       expect([...changed!.scores]).toEqual([...full.scores]);
       expect({ ...changed, scores: undefined }).toEqual({ ...full, scores: undefined });
-      // only what collect would have handed ahead was embedded; the alignment itself embedded nothing
-      expect(counting.texts.every((text) => ahead.some((file) => text.startsWith(`${file.path}\n`)))).toBe(true);
+      // only chunks of the changed and added files were embedded (ahead, or here when nothing was)
+      const fresh = files.filter((f) => !base.some((b) => b.path === f.path && b.hash === f.hash));
+      expect(counting.texts.length > 0).toBe(fresh.length > 0);
+      expect(counting.texts.every((text) => fresh.some((file) => text.startsWith(`${file.path}\n`)))).toBe(true);
+      expect(changed!.embedded).toBe(ahead.length === 0 ? counting.texts.length : 0);
       expect(await keptState(cacheDir, embedder)).toEqual(await keptState(fullDir, embedder));
 
       // the labels written name the saved index: the next run over these files scores from them, as the full path does
@@ -110,8 +116,6 @@ describe('semantic alignment from the labels of a file set that changed a little
     const cacheDir = join(tmp.root, 'misses');
     await fullRun(base, cacheDir, embedder);
     const before = await keptState(cacheDir, embedder);
-    // a changed file whose chunks were not embedded ahead: the full path chunks and embeds it
-    expect(await changedRun(edited, cacheDir, embedder)).toBeNull();
     // more than a quarter of the files changed
     const many = base.map((f, i) => (i < 4 ? fileOf(f.path, i, 'yaml schema\n') : f));
     expect(await changedRun(many, cacheDir, embedder, { ahead: many.slice(0, 4) })).toBeNull();
