@@ -20,7 +20,8 @@ import { silentReporter } from '../src/util/reporter.js';
  * first run on the repository: no facts, summaries or embeddings), warm (median of WARM_RUNS, the
  * same task; and the median of three tasks it has not seen, as an agent's calls are), new
  * checkouts of the repository 1, 5 and 20 commits back (`git worktree add`, each with a copy of the
- * warm cache: facts are reused by blob id, so each pays for the files it changes), and the server mode (one
+ * warm cache: facts are reused by blob id, so each pays for the files it changes; the median of
+ * CHECKOUT_RUNS, each in a new worktree), and the server mode (one
  * in-process warm index, p50 of queries with different tasks, plus a query after a one-file
  * edit). repomix packs the same tree (its second run, page cache warm). Nothing is asserted.
  */
@@ -31,6 +32,8 @@ const REPOMIX = join(PROJECT, 'node_modules', 'repomix', 'bin', 'repomix.cjs');
 const WARM_RUNS = 3;
 /** Commits back for the "new checkout at another commit" runs (each from a copy of the warm cache); the table shows the last. */
 const CHECKOUTS_BACK = [1, 5, 20] as const;
+/** Runs per checkout distance, each in a new worktree from a new copy of the warm cache: the figure is their median (one run varied by ~0.2 s on babel). */
+const CHECKOUT_RUNS = 3;
 const TASKS = [
   'fix the css preprocessing of sass imports in the dev server',
   'the plugin transform hook gets the wrong source map',
@@ -155,22 +158,27 @@ async function benchRepo(root: string): Promise<RepoFigures> {
     const warmNewTask = median(NEW_TASKS.map((task) => aiwg(root, cacheDir, task)));
 
     const checkouts: RepoFigures['checkouts'] = [];
-    for (const back of CHECKOUTS_BACK) {
+    /** One run in a new worktree `back` commits back, from its own copy of the warm cache (so it pays for exactly the files it changes); null when the history is shorter. */
+    const checkoutRun = (back: number): Timed | null => {
       const worktree = join(mkdtempSync(join(tmpdir(), `aiwg-bench-checkout-${name}-`)), name);
-      // each distance starts from the warm cache, so it pays for exactly the files it changes
       const cacheCopy = `${cacheDir}-checkout-${back}`;
       try {
         cpSync(cacheDir, cacheCopy, { recursive: true });
         execFileSync('git', ['worktree', 'add', '-q', '--detach', worktree, `HEAD~${back}`], { cwd: root, stdio: 'ignore' });
-        const changed = execFileSync('git', ['diff', '--name-only', `HEAD~${back}`, 'HEAD'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean).length;
-        checkouts.push({ back, changed, run: aiwg(worktree, cacheCopy, TASKS[0] as string) });
+        return aiwg(worktree, cacheCopy, TASKS[0] as string);
       } catch {
-        // a history shorter than `back` commits: no figure
+        return null;
       } finally {
         spawnSync('git', ['worktree', 'remove', '--force', worktree], { cwd: root, stdio: 'ignore' });
         rmSync(dirname(worktree), { recursive: true, force: true });
         rmSync(cacheCopy, { recursive: true, force: true });
       }
+    };
+    for (const back of CHECKOUTS_BACK) {
+      const runs = Array.from({ length: CHECKOUT_RUNS }, () => checkoutRun(back));
+      if (runs.some((run) => run === null)) continue;
+      const changed = execFileSync('git', ['diff', '--name-only', `HEAD~${back}`, 'HEAD'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean).length;
+      checkouts.push({ back, changed, run: median(runs as Timed[]) });
     }
     const checkout = checkouts.find((c) => c.back === CHECKOUTS_BACK[CHECKOUTS_BACK.length - 1])?.run ?? null;
 
@@ -219,7 +227,7 @@ function table(rows: RepoFigures[]): string {
   const lines = [
     'Each figure: wall clock (CPU time, user + sys, in brackets). The machine is shared, so CPU time is the steadier figure.',
     '',
-    '| repository (tracked files) | embedding model and tokenizer table build, once per machine s | cold s, first run on the repository (files/s, peak MB) | warm s (median of 3) | warm runs in order, s | warm, new task s (median of 3) | new checkout 20 commits back s (x warm) | server p50 ms | server after 1-file edit ms | repomix s | repomix / warm (wall, CPU) | load average (1/5/15, start -> end) |',
+    '| repository (tracked files) | embedding model and tokenizer table build, once per machine s | cold s, first run on the repository (files/s, peak MB) | warm s (median of 3) | warm runs in order, s | warm, new task s (median of 3) | new checkout 20 commits back s, median of 3 (x warm) | server p50 ms | server after 1-file edit ms | repomix s | repomix / warm (wall, CPU) | load average (1/5/15, start -> end) |',
     '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
   ];
   for (const r of rows) {
@@ -231,7 +239,7 @@ function table(rows: RepoFigures[]): string {
   lines.push('');
   for (const r of rows) {
     const shown = r.checkouts.map((c) => `${c.back} back, ${c.changed} files changed: ${s(c.run)} (${(c.run.seconds / r.warm.seconds).toFixed(2)}x warm)`);
-    lines.push(`New checkouts, ${r.name}: ${shown.join(' / ')}`);
+    lines.push(`New checkouts (median of ${CHECKOUT_RUNS} each), ${r.name}: ${shown.join(' / ')}`);
   }
   for (const r of rows) lines.push(`Server queries in order, ${r.name}, ms: ${r.serverRuns.map(ms).join(' / ')}`);
   if (rows.length >= 2) {
