@@ -320,9 +320,7 @@ function scanRecords(
       pos = next;
       continue;
     }
-    // every key the store writes is ASCII (hex digests, `task:` + hex), which latin1 decodes as
-    // utf8 does, faster (babel's 70k keys, a one-shot scan: 32 -> 24 ms); a key that is not would only be a miss
-    const key = data.toString('latin1', pos + HEADER_BYTES, pos + HEADER_BYTES + keyLength);
+    const key = data.toString('utf8', pos + HEADER_BYTES, pos + HEADER_BYTES + keyLength);
     onRecord(data[pos + 5]!, key, payloadAt, payloadLength);
     pos = end + 4;
   }
