@@ -258,18 +258,19 @@ const MAX_CHANGED_LABELS_SHARE = 0.25;
  * labels were written for (the run after an edit, a checkout a few commits away): the files
  * whose path and blob did not change keep their labels; each other file's chunk list and vectors
  * come from the store (embedded ahead as collect read it), or, for a file whose blob collect knew
- * from another path (a copied fixture), are made here as the full path makes them; the ANN index on disk drops the
- * labels of chunks that went and adds the new chunks, as annSearch would bring it in step with
- * the new key set (ann-index.ts: indexToUpdate), and is saved; then one search, each file scored
- * from its labels. The same scores, to the last bit, and the same index and labels files as the
- * full path (semanticAlignment), without its pass over every file's chunk list and the diff of
- * the whole key set against the index (babel: ~100 ms of the main thread per changed set).
+ * from another path (a copied fixture), are made here as the full path makes them; the ANN index
+ * on disk drops the labels of chunks that went and adds the new chunks, as annSearch would bring
+ * it in step with the new key set (ann-index.ts: indexToUpdate), and is saved; then one search,
+ * each file scored from its labels. The same scores, to the last bit, and the same index and
+ * labels files as the full path (semanticAlignment), without its pass over every file's chunk
+ * list and the diff of the whole key set against the index (babel: ~100 ms of the main thread per
+ * changed set).
  *
  * Null (nothing changed) when the full path must run: no labels (or exact search: the rows it
  * keeps are few), the index on disk is not the one they name, too many files changed, or the
- * index would be rebuilt. A chunk key
- * hashes its file's path with the text, so no two files share one: the chunks that go are the
- * changed and removed files' old chunks that the new ones do not repeat.
+ * index would be rebuilt. A chunk key hashes its file's path with the text, so no two files share
+ * one: the chunks that go are the changed and removed files' old chunks that the new ones do not
+ * repeat.
  */
 export async function alignFromChangedLabels(
   input: { task: string; files: CandidateFile[] },
@@ -561,7 +562,6 @@ class UsedKeys implements KeySet {
   }
 }
 
-/** Store a file's chunk list unless the store holds that list already (each put appends a record to the pack). */
 /**
  * A file's chunk keys: the list the store keeps for `fileKey` when it holds every one of their
  * vectors, else the file chunked now (the list kept in the store, and the text of each chunk
@@ -581,6 +581,7 @@ function chunkKeysOf(store: EmbeddingStore, file: Pick<CandidateFile, 'path' | '
   return fresh;
 }
 
+/** Store a file's chunk list unless the store holds that list already (each put appends a record to the pack). */
 function keepFileChunks(store: EmbeddingStore, fileKey: string, hashes: string[], held: readonly string[] | undefined): void {
   if (held?.join('\n') !== hashes.join('\n')) store.putFileChunks(fileKey, hashes);
 }
