@@ -284,7 +284,7 @@ export async function alignFromChangedLabels(
   if (!listed) return null;
   const files = byPath(input.files);
   const settings = chunkSettings(chunkChars);
-  // one walk of both lists in path order: each file's stored position when it kept its blob, else its chunk list from the store
+  // one walk of both lists in path order: each file's stored position when it kept its blob, else its chunk list (chunkKeysOf)
   const keptAt = new Int32Array(files.length).fill(-1);
   const fresh = new Map<number, string[]>();
   // the texts of the changed files' chunks the store has no vector for, by key
