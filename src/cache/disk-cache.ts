@@ -57,9 +57,8 @@ export interface DiskCacheOptions {
   /** For tests of foreign versions; default CACHE_FORMAT_VERSION. */
   formatVersion?: number;
   /**
-   * Write entries on the thread pool instead of this thread: for a caller that goes on while its
-   * writes are made (the levels stage; a long-lived process answers before they are done).
-   * Default: synchronous.
+   * Write entries on the thread pool instead of this thread: for a long-lived process, whose
+   * writes go on behind its answers (createLayeredCache's writeBehind). Default: synchronous.
    */
   asyncWrites?: boolean;
 }

@@ -46,12 +46,6 @@ export type BuildFileLevels = ((file: CandidateFile, lastModifiedMs: number, ctx
    * thread (outline-pool.ts), which parses while this one builds.
    */
   prepare(files: readonly CandidateFile[], ctx: RunContext): Promise<void>;
-  /**
-   * Resolves when every cache write the builds started is done. A build returns without waiting
-   * for its writes (they go on the thread pool while the run goes on); a failed write is a
-   * warning of the run that made it, given by then.
-   */
-  written(): Promise<void>;
 };
 
 /**
@@ -83,21 +77,14 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
       return undefined;
     }
   };
-  /** Cache writes under way: a build does not wait for its writes; `written` does. */
-  const writing = new Set<Promise<void>>();
-  const store = (ctx: RunContext, cache: KeyValueCache | undefined, ns: string, key: string, value: string): void => {
-    if (cache === undefined) return;
-    const write = (async () => {
-      try {
-        await cache.set(ns, key, value);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code ?? String(error);
-        const name = cache === ports.tokenCache ? 'token-count' : `${ns}-level`;
-        warnOnce(ctx, `cache-write:${name}`, `could not write the ${name} cache (${code}): levels are computed but not cached`);
-      }
-    })();
-    writing.add(write);
-    void write.then(() => writing.delete(write));
+  const store = async (ctx: RunContext, cache: KeyValueCache | undefined, ns: string, key: string, value: string) => {
+    try {
+      await cache?.set(ns, key, value);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      const name = cache === ports.tokenCache ? 'token-count' : `${ns}-level`;
+      warnOnce(ctx, `cache-write:${name}`, `could not write the ${name} cache (${code}): levels are computed but not cached`);
+    }
   };
 
   /**
@@ -141,7 +128,7 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
       fullTokens = ahead?.counted ?? tokenizer.count(file.content);
       // the detailed entry written below carries the count when it is keyed by content: one write, not two
       const carried = detailed === undefined && subject === file.hash && ports.summaryCache !== undefined && config.summarization.enabled;
-      if (!carried) store(ctx, ports.tokenCache, tokenizer.id, file.hash, String(fullTokens));
+      if (!carried) await store(ctx, ports.tokenCache, tokenizer.id, file.hash, String(fullTokens));
     }
     const full: LevelText = { content: file.content, tokens: fullTokens };
     // The stub depends on path and date, not content: cheap, never cached.
@@ -176,7 +163,7 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
         try {
           const text = fullTokens <= LLM_MAX_INPUT_TOKENS ? file.content : detailed.content;
           summary = measure(await ports.llm.summarize({ path: file.path, fileType: (await analyze()).fileType, text }, tokenizer, summaryLimit), tokenizer);
-          store(ctx, ports.summaryCache, 'summary', llmKey, JSON.stringify(summary));
+          await store(ctx, ports.summaryCache, 'summary', llmKey, JSON.stringify(summary));
         } catch (error) {
           // One failure turns the LLM off for the rest of the run: a dead endpoint costs one timeout, not one per file.
           llmUsable = false;
@@ -191,11 +178,11 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
       cached.summary = summary !== undefined;
       if (!summary) {
         summary = measure(summarizeLocally({ analysis: await analyze(), lineCount: file.lineCount, fullTokens }, tokenizer, summaryLimit), tokenizer);
-        if (!pending) store(ctx, ports.summaryCache, 'summary', localKey, JSON.stringify(summary));
+        if (!pending) await store(ctx, ports.summaryCache, 'summary', localKey, JSON.stringify(summary));
       }
       if (pending) pending.summary = { variant: localVariant, content: summary.content, tokens: summary.tokens };
     }
-    if (pending) store(ctx, ports.summaryCache, 'detailed', detailedKey, JSON.stringify(pending));
+    if (pending) await store(ctx, ports.summaryCache, 'detailed', detailedKey, JSON.stringify(pending));
 
     const stub = await stubLevel();
 
@@ -231,10 +218,7 @@ export function createFileLevels(config: Config, ports: FileLevelsPorts): BuildF
       uncounted.forEach((file, i) => (prepared.get(file)!.counted = counts[i]));
     }
   };
-  const written: BuildFileLevels['written'] = async () => {
-    while (writing.size > 0) await Promise.all(writing);
-  };
-  return Object.assign(build, { prepare, written });
+  return Object.assign(build, { prepare });
 }
 
 const LEVEL_ORDER: readonly Level[] = ['full', 'detailed', 'summary', 'stub'];

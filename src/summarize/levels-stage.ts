@@ -76,9 +76,7 @@ export function createLevelsStage(options: LevelsStageOptions, deps: Partial<Lev
   const newContent = (file: CandidateFile) => {
     if (options.config.summarization.enabled) syntaxEngine().expect(file.path, file.content);
   };
-  // a one-shot run ends once its cache writes and block store are written; a long-lived stage answers first
-  const settle = () => (options.longLived ? Promise.resolve() : Promise.all([saving, build?.written()]).then(() => undefined));
-  return Object.assign(stage, { settle, newContent });
+  return Object.assign(stage, { settle: () => (options.longLived ? Promise.resolve() : saving), newContent });
 }
 
 /** The real ports for a config, with overrides. Shared by the stage and `aiwg summarize`. */
@@ -90,11 +88,10 @@ export function resolveLevelsPorts(options: LevelsStageOptions, deps: Partial<Le
   const redisUrl = config.cache.redis_url;
   if (redisUrl !== undefined) checkRedisUrl(redisUrl, 'cache.redis_url');
   // With cache.redis_url the disk stays in front and Redis behind it, shared by every machine.
-  // Entries are written on the thread pool (a build does not wait for them: BuildFileLevels.written);
-  // a long-lived stage also answers before its writes are done.
+  // A long-lived stage answers first and writes its entries behind (on the thread pool).
   const behind = options.longLived === true;
   const backing = (dir: string) => {
-    const disk = createDiskCache({ dir, now, maxAgeMs, asyncWrites: true });
+    const disk = createDiskCache({ dir, now, maxAgeMs, asyncWrites: behind });
     const far = sharedCacheFor(config, { now, maxAgeMs });
     return far === undefined ? disk : createTieredCache(disk, far);
   };

@@ -55,10 +55,9 @@ export async function summarizeFile(options: SummarizeFileOptions, deps: Partial
     nowMs: (deps.now ?? Date.now)(),
     warnings: [],
   };
-  const build = createFileLevels(config, ports);
-  const built = await build(file, file.mtimeMs, ctx);
-  // the entries and blocks this outline made are kept for the next run, as a context-budget run keeps them
-  await Promise.all([build.written(), ports.syntax.save()]);
+  const built = await createFileLevels(config, ports)(file, file.mtimeMs, ctx);
+  // the blocks this outline parsed are kept for the next run, as a context-budget run keeps them
+  await ports.syntax.save();
   const chosen = built.levels.find((l) => l.level === level)!;
   return { path: file.path, level, tokens: chosen.tokens, content: chosen.content, cached: built.cached[level], warnings: ctx.warnings };
 }

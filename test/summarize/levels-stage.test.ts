@@ -8,8 +8,7 @@ import { createLevelsStage } from '../../src/summarize/levels-stage.js';
 import { CACHE_MARKER } from '../../src/cache/disk-cache.js';
 import { createFileLevels } from '../../src/summarize/file-levels.js';
 import { createSyntaxEngine, type SyntaxEngine } from '../../src/summarize/syntax/engine.js';
-import type { LevelsInput, LevelsStage } from '../../src/stages.js';
-import type { CandidateFile, RunContext } from '../../src/types.js';
+import type { CandidateFile } from '../../src/types.js';
 import { fakeClock, memoryCache, testContext } from '../helpers/fakes.js';
 
 const HOUR = 3_600_000;
@@ -57,31 +56,13 @@ function setup(input: ConfigInput = {}) {
   return { root, config, clock, ctx };
 }
 
-/** A one-shot run of a stage as the pipeline makes it: the levels, then settle (the cache writes and block store). */
-async function runOnce(stage: LevelsStage, input: LevelsInput, ctx: RunContext) {
-  const levels = await stage(input, ctx);
-  await stage.settle?.();
-  return levels;
-}
-
-/** The stage's settle has not resolved 20 ms on; after `release`, it does. */
-async function expectSettleHeldUntil(stage: LevelsStage, release: () => void) {
-  let settled = false;
-  const settling = stage.settle!().then(() => (settled = true));
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  expect(settled).toBe(false);
-  release();
-  await settling;
-  expect(settled).toBe(true);
-}
-
 describe('createLevelsStage', () => {
   it('returns the four levels of every file, sorted by path, and a warm stage reads them from disk', async () => {
     const { root, config, clock, ctx } = setup();
     const files = [file('src/z.ts', SOURCE), file('src/a.ts', SOURCE.replace('add', 'plus')), file('README.md', '# Demo\n\nA demo.\n')];
     const input = { root, files, lastModifiedMs: new Map([['src/z.ts', Date.UTC(2025, 5, 1)]]) };
     const cold = countingSyntax();
-    const first = await runOnce(createLevelsStage({ root, config }, { syntax: cold, now: clock.now }), input, ctx());
+    const first = await createLevelsStage({ root, config }, { syntax: cold, now: clock.now })(input, ctx());
     expect([...first.keys()]).toEqual(['README.md', 'src/a.ts', 'src/z.ts']);
     expect(first.get('src/z.ts')!.map((l) => l.level)).toEqual(['full', 'detailed', 'summary', 'stub']);
     expect(first.get('src/z.ts')![3]!.content).toContain('last modified: 2025-06-01T00:00:00Z');
@@ -94,7 +75,7 @@ describe('createLevelsStage', () => {
     expect(existsSync(join(root, '.aiwg', 'rag', 'tokens'))).toBe(false);
 
     const warm = countingSyntax();
-    const second = await runOnce(createLevelsStage({ root, config }, { syntax: warm, now: clock.now }), input, ctx());
+    const second = await createLevelsStage({ root, config }, { syntax: warm, now: clock.now })(input, ctx());
     expect(second).toEqual(first);
     expect(warm.parses).toBe(0);
   });
@@ -119,26 +100,17 @@ describe('createLevelsStage', () => {
     const saved = new Promise<void>((resolve) => (release = resolve));
     const oneShot = createLevelsStage({ root, config }, { syntax: { ...countingSyntax(), save: () => saved } });
     await oneShot(input, ctx());
-    await expectSettleHeldUntil(oneShot, release);
+    let settled = false;
+    const settling = oneShot.settle!().then(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settled).toBe(false);
+    release();
+    await settling;
+    expect(settled).toBe(true);
     // a save that never ends does not hold a long-lived stage's runs
     const longLived = createLevelsStage({ root, config, longLived: true }, { syntax: { ...countingSyntax(), save: () => new Promise<void>(() => undefined) } });
     await longLived(input, ctx());
     await longLived.settle!();
-  });
-
-  it('a one-shot build does not wait for its cache writes; settle does', async () => {
-    const { root, config, clock, ctx } = setup();
-    const input = { root, files: [file('src/z.ts', SOURCE), file('src/a.ts', SOURCE.replace('add', 'plus'))], lastModifiedMs: new Map<string, number>() };
-    const written: string[] = [];
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const summaryCache = { get: async () => undefined, set: async (ns: string, key: string) => (await held, void written.push(`${ns}/${key}`)) };
-    const stage = createLevelsStage({ root, config }, { summaryCache, tokenCache: null, now: clock.now });
-    const levels = await stage(input, ctx());
-    expect([...levels.keys()]).toEqual(['src/a.ts', 'src/z.ts']);
-    expect(written).toEqual([]);
-    await expectSettleHeldUntil(stage, release);
-    expect(written.map((entry) => entry.split('/')[0])).toEqual(['detailed', 'detailed']);
   });
 
   it('a long-lived stage writes its entries behind its answer, and a later stage reads them warm', async () => {
@@ -150,7 +122,7 @@ describe('createLevelsStage', () => {
     for (let i = 0; i < 200 && entries().length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(entries()).toHaveLength(2);
     const warm = countingSyntax();
-    expect(await runOnce(createLevelsStage({ root, config }, { syntax: warm, now: clock.now }), input, ctx())).toEqual(first);
+    expect(await createLevelsStage({ root, config }, { syntax: warm, now: clock.now })(input, ctx())).toEqual(first);
     expect(warm.parses).toBe(0);
   });
 
@@ -197,20 +169,20 @@ describe('createLevelsStage', () => {
   it('max_age_hours: entries older than the limit are recomputed (fake clock)', async () => {
     const { root, config, clock, ctx } = setup({ summarization: { caching: { max_age_hours: 24 } } });
     const input = { root, files: [file('a.ts', SOURCE)], lastModifiedMs: new Map() };
-    await runOnce(createLevelsStage({ root, config }, { now: clock.now }), input, ctx());
+    await createLevelsStage({ root, config }, { now: clock.now })(input, ctx());
     clock.advance(23 * HOUR);
     const fresh = countingSyntax();
-    await runOnce(createLevelsStage({ root, config }, { syntax: fresh, now: clock.now }), input, ctx());
+    await createLevelsStage({ root, config }, { syntax: fresh, now: clock.now })(input, ctx());
     expect(fresh.parses).toBe(0);
     clock.advance(2 * HOUR);
     const stale = countingSyntax();
-    await runOnce(createLevelsStage({ root, config }, { syntax: stale, now: clock.now }), input, ctx());
+    await createLevelsStage({ root, config }, { syntax: stale, now: clock.now })(input, ctx());
     expect(stale.parses).toBe(1);
   });
 
   it('caching disabled writes nothing', async () => {
     const { root, config, ctx } = setup({ summarization: { caching: { enabled: false } } });
-    await runOnce(createLevelsStage({ root, config }), { root, files: [file('a.ts', SOURCE)], lastModifiedMs: new Map() }, ctx());
+    await createLevelsStage({ root, config })({ root, files: [file('a.ts', SOURCE)], lastModifiedMs: new Map() }, ctx());
     expect(readdirSync(root)).toEqual([]);
   });
 
@@ -218,7 +190,7 @@ describe('createLevelsStage', () => {
     const shared = mkdtempSync(join(tmpdir(), 'aiwg-shared-'));
     const { root, ctx } = setup();
     const config = ConfigSchema.parse({ cache: { dir: shared } });
-    await runOnce(createLevelsStage({ root, config }), { root, files: [file('a.ts', SOURCE)], lastModifiedMs: new Map() }, ctx());
+    await createLevelsStage({ root, config })({ root, files: [file('a.ts', SOURCE)], lastModifiedMs: new Map() }, ctx());
     expect(readdirSync(shared).sort()).toEqual(['summaries']);
     expect(readdirSync(root)).toEqual([]);
   });
@@ -260,10 +232,8 @@ describe('createLevelsStage', () => {
     const failing = { get: async () => undefined, set: async () => Promise.reject(Object.assign(new Error('no space'), { code: 'ENOSPC' })) };
     const context = ctx();
     const failingTokens = { ...failing };
-    const build = createFileLevels(config, { syntax: createSyntaxEngine(), summaryCache: failing, tokenCache: failingTokens });
-    const { levels } = await build(file('a.ts', SOURCE), 0, context);
+    const { levels } = await createFileLevels(config, { syntax: createSyntaxEngine(), summaryCache: failing, tokenCache: failingTokens })(file('a.ts', SOURCE), 0, context);
     expect(levels).toHaveLength(4);
-    await build.written();
     expect(context.warnings).toEqual([
       'could not write the token-count cache (ENOSPC): levels are computed but not cached',
       'could not write the detailed-level cache (ENOSPC): levels are computed but not cached',
@@ -279,12 +249,12 @@ describe('createLevelsStage', () => {
     const tokenizer = { ...chars4, countMany: (texts: readonly string[]) => (batches.push([...texts]), texts.map((t) => chars4.count(t))) };
     const stage = createLevelsStage({ root, config }, { now: clock.now });
     const plain = await createLevelsStage({ root: mkdtempSync(join(tmpdir(), 'aiwg-levels-')), config }, { now: clock.now })(input, testContext({ config }));
-    const cold = await runOnce(stage, input, testContext({ config, tokenizer }));
+    const cold = await stage(input, testContext({ config, tokenizer }));
     expect(batches).toEqual([[...files].sort((a, b) => (a.path < b.path ? -1 : 1)).map((f) => f.content)]);
     // the same levels as a stage that counted file by file
     expect(cold).toEqual(plain);
     batches.length = 0;
-    await runOnce(createLevelsStage({ root, config }, { now: clock.now }), input, testContext({ config, tokenizer }));
+    await createLevelsStage({ root, config }, { now: clock.now })(input, testContext({ config, tokenizer }));
     expect(batches).toEqual([]);
   });
 });
@@ -295,12 +265,12 @@ describe('createLevelsStage clock', () => {
     const config = ConfigSchema.parse({ summarization: { caching: { max_age_hours: 1 } } });
     const input = { root, files: [file('a.ts', SOURCE)], lastModifiedMs: new Map() };
     const at = (nowMs: number) => ({ ...testContext({ config }), nowMs });
-    await runOnce(createLevelsStage({ root, config }), input, at(Date.UTC(2026, 0, 1, 0)));
+    await createLevelsStage({ root, config })(input, at(Date.UTC(2026, 0, 1, 0)));
     const within = countingSyntax();
-    await runOnce(createLevelsStage({ root, config }, { syntax: within }), input, at(Date.UTC(2026, 0, 1, 0, 59)));
+    await createLevelsStage({ root, config }, { syntax: within })(input, at(Date.UTC(2026, 0, 1, 0, 59)));
     expect(within.parses).toBe(0);
     const after = countingSyntax();
-    await runOnce(createLevelsStage({ root, config }, { syntax: after }), input, at(Date.UTC(2026, 0, 1, 1, 1)));
+    await createLevelsStage({ root, config }, { syntax: after })(input, at(Date.UTC(2026, 0, 1, 1, 1)));
     expect(after.parses).toBe(1);
   });
 });
