@@ -3,7 +3,7 @@ import { appendFileSync, cpSync, existsSync, mkdtempSync, rmSync, readFileSync, 
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigSchema } from '../src/config/schema.js';
+import { ConfigSchema, type ConfigInput } from '../src/config/schema.js';
 import { createRepoIndex } from '../src/repo-index/repo-index.js';
 import { ensureGloveModel } from '../src/scoring/semantic/glove-model.js';
 import { bpeTablePath, writeBpeTable } from '../src/tokenize/bpe-table.js';
@@ -23,7 +23,8 @@ import { silentReporter } from '../src/util/reporter.js';
  * warm cache: facts are reused by blob id, so each pays for the files it changes; the median of
  * CHECKOUT_RUNS, each in a new worktree), and the server mode (one
  * in-process warm index, p50 of queries with different tasks, plus a query after a one-file
- * edit). repomix packs the same tree (its second run, page cache warm). Nothing is asserted.
+ * edit). repomix packs the same tree (its second run, page cache warm). AIWG_BENCH_ABLATE=1 adds
+ * what a checkout's extra time is made of (ABLATIONS). Nothing is asserted.
  */
 
 const PROJECT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -56,6 +57,22 @@ const NEW_TASKS = [
   'a circular import between two plugins hangs the build',
 ];
 
+/**
+ * With AIWG_BENCH_ABLATE=1: what a checkout's extra time over a warm run is made of. Each
+ * variant turns off per-file work (a config and flags), warms its own copy of the warm cache
+ * under it, and is timed warm and in new worktrees ABLATE_BACK commits back (medians of
+ * WARM_RUNS and CHECKOUT_RUNS).
+ */
+const ABLATIONS: ReadonlyArray<{ name: string; config: ConfigInput; args: readonly string[] }> = [
+  { name: 'default', config: {}, args: [] },
+  { name: 'no embeddings (--scoring keyword)', config: {}, args: ['--scoring', 'keyword'] },
+  { name: 'no levels (summarization.enabled: false)', config: { summarization: { enabled: false } }, args: [] },
+  { name: 'no secret scan (collect.include_secrets: true)', config: { collect: { include_secrets: true } }, args: [] },
+  { name: 'all three off', config: { summarization: { enabled: false }, collect: { include_secrets: true } }, args: ['--scoring', 'keyword'] },
+];
+/** The farthest checkout distance. */
+const ABLATE_BACK = Math.max(...CHECKOUTS_BACK);
+
 /** Wall clock and CPU time (user + sys) of one measurement, seconds. */
 interface Timed {
   seconds: number;
@@ -84,6 +101,8 @@ interface RepoFigures {
   serverAfterEdit: Timed;
   repomix: Timed | null;
   load: string;
+  /** AIWG_BENCH_ABLATE=1 only: per variant, warm and ABLATE_BACK-back checkout medians (null when a run failed). */
+  ablations: Array<{ name: string; warm: Timed; checkout: Timed } | null>;
 }
 
 function load(): string {
@@ -106,8 +125,8 @@ function timedProcess(args: string[], options: { cwd?: string; env?: NodeJS.Proc
 }
 
 /** One aiwg process: wall and CPU seconds and peak RSS (MB). */
-function aiwg(root: string, cacheDir: string, task: string): Timed & { peakMB: number } {
-  const run = timedProcess([process.execPath, BIN, 'context-budget', task, '--json', '--no-record'], {
+function aiwg(root: string, cacheDir: string, task: string, args: readonly string[] = []): Timed & { peakMB: number } {
+  const run = timedProcess([process.execPath, BIN, 'context-budget', task, '--json', '--no-record', ...args], {
     cwd: root,
     env: { ...process.env, AIWG_CACHE_DIR: cacheDir },
   });
@@ -158,14 +177,18 @@ async function benchRepo(root: string): Promise<RepoFigures> {
     const warmNewTask = median(NEW_TASKS.map((task) => aiwg(root, cacheDir, task)));
 
     const checkouts: RepoFigures['checkouts'] = [];
-    /** One run in a new worktree `back` commits back, from its own copy of the warm cache (so it pays for exactly the files it changes); null when the history is shorter. */
-    const checkoutRun = (back: number): Timed | null => {
+    /**
+     * One run in a new worktree `back` commits back, from its own copy of a warm cache (`from`,
+     * default the run's: so it pays for exactly the files it changes); null when the history is
+     * shorter or the run failed.
+     */
+    const checkoutRun = (back: number, from = cacheDir, args: readonly string[] = []): Timed | null => {
       const worktree = join(mkdtempSync(join(tmpdir(), `aiwg-bench-checkout-${name}-`)), name);
-      const cacheCopy = `${cacheDir}-checkout-${back}`;
+      const cacheCopy = `${from}-checkout-${back}`;
       try {
-        cpSync(cacheDir, cacheCopy, { recursive: true });
+        cpSync(from, cacheCopy, { recursive: true });
         execFileSync('git', ['worktree', 'add', '-q', '--detach', worktree, `HEAD~${back}`], { cwd: root, stdio: 'ignore' });
-        return aiwg(worktree, cacheCopy, TASKS[0] as string);
+        return aiwg(worktree, cacheCopy, TASKS[0] as string, args);
       } catch {
         return null;
       } finally {
@@ -181,6 +204,28 @@ async function benchRepo(root: string): Promise<RepoFigures> {
       checkouts.push({ back, changed, run: median(runs as Timed[]) });
     }
     const checkout = checkouts.find((c) => c.back === CHECKOUTS_BACK[CHECKOUTS_BACK.length - 1])?.run ?? null;
+
+    /** One variant of ABLATIONS: a copy of the warm cache, warmed twice under the variant, then timed warm and in new checkouts. */
+    const ablation = (variant: (typeof ABLATIONS)[number]): RepoFigures['ablations'][number] => {
+      const from = `${cacheDir}-ablation`;
+      const configFile = join(mkdtempSync(join(tmpdir(), 'aiwg-bench-ablation-')), 'config.yaml');
+      try {
+        cpSync(cacheDir, from, { recursive: true });
+        // JSON is YAML: the config file the variant names
+        writeFileSync(configFile, JSON.stringify(variant.config));
+        const args = ['--config', configFile, ...variant.args];
+        for (let i = 0; i < 2; i++) aiwg(root, from, TASKS[0] as string, args);
+        const warm = median(Array.from({ length: WARM_RUNS }, () => aiwg(root, from, TASKS[0] as string, args)));
+        const runs = Array.from({ length: CHECKOUT_RUNS }, () => checkoutRun(ABLATE_BACK, from, args));
+        return runs.some((run) => run === null) ? null : { name: variant.name, warm, checkout: median(runs as Timed[]) };
+      } catch {
+        return null;
+      } finally {
+        rmSync(from, { recursive: true, force: true });
+        rmSync(dirname(configFile), { recursive: true, force: true });
+      }
+    };
+    const ablations = process.env.AIWG_BENCH_ABLATE === '1' ? ABLATIONS.map(ablation) : [];
 
     const index = createRepoIndex({ root, config: ConfigSchema.parse({ cache: { dir: cacheDir } }) });
     await index.query({ task: TASKS[0] as string });
@@ -215,6 +260,7 @@ async function benchRepo(root: string): Promise<RepoFigures> {
       serverAfterEdit,
       repomix: repomix(root),
       load: `${startLoad} -> ${load()}`,
+      ablations,
     };
   } finally {
     rmSync(cacheDir, { recursive: true, force: true });
@@ -242,6 +288,21 @@ function table(rows: RepoFigures[]): string {
     lines.push(`New checkouts (median of ${CHECKOUT_RUNS} each), ${r.name}: ${shown.join(' / ')}`);
   }
   for (const r of rows) lines.push(`Server queries in order, ${r.name}, ms: ${r.serverRuns.map(ms).join(' / ')}`);
+  if (rows.some((r) => r.ablations.length > 0)) {
+    lines.push(
+      '',
+      `What a checkout's extra time is made of (AIWG_BENCH_ABLATE=1): each variant warmed on its own copy of the warm cache, medians of ${WARM_RUNS} warm runs and ${CHECKOUT_RUNS} checkouts ${ABLATE_BACK} commits back.`,
+      '',
+      '| repository | variant | warm s | checkout s | extra over warm s | x warm |',
+      '| --- | --- | ---: | ---: | ---: | ---: |',
+    );
+    for (const r of rows) {
+      r.ablations.forEach((a, i) => {
+        const variant = ABLATIONS[i]!.name;
+        lines.push(a === null ? `| ${r.name} | ${variant} | n/a | n/a | n/a | n/a |` : `| ${r.name} | ${variant} | ${s(a.warm)} | ${s(a.checkout)} | ${(a.checkout.seconds - a.warm.seconds).toFixed(2)} | ${(a.checkout.seconds / a.warm.seconds).toFixed(2)}x |`);
+      });
+    }
+  }
   if (rows.length >= 2) {
     const [a, b] = [rows[0] as RepoFigures, rows[rows.length - 1] as RepoFigures];
     const k = (x: number, y: number) => (Math.log(y / x) / Math.log(b.files / a.files)).toFixed(2);
