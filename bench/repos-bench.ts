@@ -102,7 +102,7 @@ interface RepoFigures {
   repomix: Timed | null;
   load: string;
   /** AIWG_BENCH_ABLATE=1 only: per variant, warm and ABLATE_BACK-back checkout medians (null when a run failed). */
-  ablations: Array<{ name: string; warm: Timed; checkout: Timed } | null>;
+  ablations: Array<{ warm: Timed; checkout: Timed } | null>;
 }
 
 function load(): string {
@@ -217,8 +217,10 @@ async function benchRepo(root: string): Promise<RepoFigures> {
         for (let i = 0; i < 2; i++) aiwg(root, from, TASKS[0] as string, args);
         const warm = median(Array.from({ length: WARM_RUNS }, () => aiwg(root, from, TASKS[0] as string, args)));
         const runs = Array.from({ length: CHECKOUT_RUNS }, () => checkoutRun(ABLATE_BACK, from, args));
-        return runs.some((run) => run === null) ? null : { name: variant.name, warm, checkout: median(runs as Timed[]) };
-      } catch {
+        if (runs.some((run) => run === null)) throw new Error(`a checkout ${ABLATE_BACK} commits back failed`);
+        return { warm, checkout: median(runs as Timed[]) };
+      } catch (error) {
+        console.error(`ablation "${variant.name}" on ${name}: ${error instanceof Error ? error.message : String(error)}`);
         return null;
       } finally {
         rmSync(from, { recursive: true, force: true });
