@@ -60,7 +60,7 @@ const NEW_TASKS = [
 /**
  * With AIWG_BENCH_ABLATE=1: what a checkout's extra time over a warm run is made of. Each
  * variant turns off per-file work (a config and flags), warms its own copy of the warm cache
- * under it, and is timed warm and in new worktrees ABLATE_BACK commits back (medians of
+ * under it, and is timed warm and in new worktrees FARTHEST_BACK commits back (medians of
  * WARM_RUNS and CHECKOUT_RUNS).
  */
 const ABLATIONS: ReadonlyArray<{ name: string; config: ConfigInput; args: readonly string[] }> = [
@@ -70,8 +70,8 @@ const ABLATIONS: ReadonlyArray<{ name: string; config: ConfigInput; args: readon
   { name: 'no secret scan (collect.include_secrets: true)', config: { collect: { include_secrets: true } }, args: [] },
   { name: 'all three off', config: { summarization: { enabled: false }, collect: { include_secrets: true } }, args: ['--scoring', 'keyword'] },
 ];
-/** The farthest checkout distance. */
-const ABLATE_BACK = Math.max(...CHECKOUTS_BACK);
+/** The farthest checkout distance: the main table's checkout column, and the ablations'. */
+const FARTHEST_BACK = Math.max(...CHECKOUTS_BACK);
 
 /** Wall clock and CPU time (user + sys) of one measurement, seconds. */
 interface Timed {
@@ -101,7 +101,7 @@ interface RepoFigures {
   serverAfterEdit: Timed;
   repomix: Timed | null;
   load: string;
-  /** AIWG_BENCH_ABLATE=1 only: per variant, warm and ABLATE_BACK-back checkout medians (null when a run failed). */
+  /** AIWG_BENCH_ABLATE=1 only: per variant, warm and FARTHEST_BACK-back checkout medians (null when a run failed). */
   ablations: Array<{ warm: Timed; checkout: Timed } | null>;
 }
 
@@ -203,7 +203,7 @@ async function benchRepo(root: string): Promise<RepoFigures> {
       const changed = execFileSync('git', ['diff', '--name-only', `HEAD~${back}`, 'HEAD'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean).length;
       checkouts.push({ back, changed, run: median(runs as Timed[]) });
     }
-    const checkout = checkouts.find((c) => c.back === CHECKOUTS_BACK[CHECKOUTS_BACK.length - 1])?.run ?? null;
+    const checkout = checkouts.find((c) => c.back === FARTHEST_BACK)?.run ?? null;
 
     /** One variant of ABLATIONS: a copy of the warm cache, warmed twice under the variant, then timed warm and in new checkouts. */
     const ablation = (variant: (typeof ABLATIONS)[number]): RepoFigures['ablations'][number] => {
@@ -216,8 +216,8 @@ async function benchRepo(root: string): Promise<RepoFigures> {
         const args = ['--config', configFile, ...variant.args];
         for (let i = 0; i < 2; i++) aiwg(root, from, TASKS[0] as string, args);
         const warm = median(Array.from({ length: WARM_RUNS }, () => aiwg(root, from, TASKS[0] as string, args)));
-        const runs = Array.from({ length: CHECKOUT_RUNS }, () => checkoutRun(ABLATE_BACK, from, args));
-        if (runs.some((run) => run === null)) throw new Error(`a checkout ${ABLATE_BACK} commits back failed`);
+        const runs = Array.from({ length: CHECKOUT_RUNS }, () => checkoutRun(FARTHEST_BACK, from, args));
+        if (runs.some((run) => run === null)) throw new Error(`a checkout ${FARTHEST_BACK} commits back failed`);
         return { warm, checkout: median(runs as Timed[]) };
       } catch (error) {
         console.error(`ablation "${variant.name}" on ${name}: ${error instanceof Error ? error.message : String(error)}`);
@@ -293,7 +293,7 @@ function table(rows: RepoFigures[]): string {
   if (rows.some((r) => r.ablations.length > 0)) {
     lines.push(
       '',
-      `What a checkout's extra time is made of (AIWG_BENCH_ABLATE=1): each variant warmed on its own copy of the warm cache, medians of ${WARM_RUNS} warm runs and ${CHECKOUT_RUNS} checkouts ${ABLATE_BACK} commits back.`,
+      `What a checkout's extra time is made of (AIWG_BENCH_ABLATE=1): each variant warmed on its own copy of the warm cache, medians of ${WARM_RUNS} warm runs and ${CHECKOUT_RUNS} checkouts ${FARTHEST_BACK} commits back.`,
       '',
       '| repository | variant | warm s | checkout s | extra over warm s | x warm |',
       '| --- | --- | ---: | ---: | ---: | ---: |',
