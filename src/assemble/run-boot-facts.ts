@@ -1,7 +1,8 @@
 import type { Config } from '../config/schema.js';
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../config/load.js';
-import { resolveSummaryCacheDir } from '../cache/cache-dir.js';
+import { join } from 'node:path';
+import { REPOSITORY_CACHE_NAME, repositoryCacheDir, resolveSummaryCacheDir } from '../cache/cache-dir.js';
 import { TOOL_VERSION } from '../version.js';
 import { displayPath } from '../util/display-path.js';
 import type { BootFacts } from './boot-header.js';
@@ -15,7 +16,7 @@ export const HEADER_CHECKSUM_CHARS = 12;
  * id, the output sink is where the caller writes the context, and the cache hints name the
  * content-addressed caches a follow-up run reuses. Nothing machine-local is printed (a cache
  * outside the root is named by its config key), so the same tree, task and settings give the same
- * header wherever the caches live. Pure: paths are computed, not read.
+ * header wherever the caches live. Paths are computed; only the root's `.git` is looked at.
  */
 export function runBootFacts(input: { root: string; config: Config; runId: string; outputSink?: string }): BootFacts {
   const { root, config } = input;
@@ -38,9 +39,17 @@ export function rulesChecksum(config: Config): string {
   return createHash('sha256').update(canonicalJson(rules)).digest('hex').slice(0, HEADER_CHECKSUM_CHARS);
 }
 
-/** The summary cache as the header names it: root-relative when inside the root, else by its config key. */
+/**
+ * The summary cache as the header names it: root-relative when inside the root, else by its config
+ * key; the repository's cache (cache-dir.ts) always as `<git common dir>/aiwg-context/summaries/`,
+ * which every worktree of the repository shares, so the main worktree and a linked one print the
+ * same header.
+ */
 function cacheDisplay(root: string, config: Config): string {
-  const shown = displayPath(root, resolveSummaryCacheDir(root, config));
+  const dir = resolveSummaryCacheDir(root, config);
+  const shared = config.cache.dir === undefined ? repositoryCacheDir(root) : undefined;
+  if (shared !== undefined && dir === join(shared, 'summaries')) return `<git common dir>/${REPOSITORY_CACHE_NAME}/summaries/`;
+  const shown = displayPath(root, dir);
   if (shown.startsWith('/') || /^[A-Za-z]:/.test(shown)) return config.cache.dir !== undefined ? '<cache.dir>/summaries/' : '<summarization.caching.cache_path>/';
   return `${shown}/`;
 }

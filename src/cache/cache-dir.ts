@@ -1,23 +1,106 @@
+import { accessSync, constants, readFileSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Config } from '../config/schema.js';
 
+/** Spec 003's default summary cache path (`summarization.caching.cache_path`), relative to the root. */
+export const DEFAULT_SUMMARY_CACHE_PATH = '.aiwg/rag/summaries/';
+
+/** The directory the default cache takes inside a repository's common git directory. */
+export const REPOSITORY_CACHE_NAME = 'aiwg-context';
+
 /**
- * Where the content-addressed caches live. `cache.dir` (or AIWG_CACHE_DIR, mapped onto it by
- * the config loader) moves all of them to a shared place so several checkouts of one
- * repository reuse summaries, token counts and embeddings; otherwise `<root>/.aiwg/rag/`.
+ * Where the content-addressed caches live (the persistent index, summaries, token counts,
+ * embeddings, secret-scan findings). `cache.dir` (or AIWG_CACHE_DIR, mapped onto it by the config
+ * loader) names the place; without it, a root in a git repository uses the repository's cache
+ * (repositoryCacheDir), which every worktree of the repository shares, and any other root
+ * `<root>/.aiwg/rag/`.
  */
 export function resolveCacheDir(root: string, config: Config): string {
   const dir = config.cache.dir;
-  if (dir === undefined) return join(root, '.aiwg', 'rag');
+  if (dir === undefined) return repositoryCacheDir(root) ?? join(root, '.aiwg', 'rag');
   return isAbsolute(dir) ? dir : resolve(root, dir);
 }
 
-/** The summary cache directory: spec 003's `cache_path` under the root, or `<cache.dir>/summaries`. */
+/**
+ * The summary cache directory: `<cache.dir>/summaries`; without cache.dir, spec 003's
+ * `cache_path` under the root when it is set to another place than its default, else
+ * `summaries` in the repository's cache, else the default path under the root.
+ */
 export function resolveSummaryCacheDir(root: string, config: Config): string {
   if (config.cache.dir !== undefined) return join(resolveCacheDir(root, config), 'summaries');
   const path = config.summarization.caching.cache_path;
+  const shared = path === DEFAULT_SUMMARY_CACHE_PATH ? repositoryCacheDir(root) : undefined;
+  if (shared !== undefined) return join(shared, 'summaries');
   return isAbsolute(path) ? path : resolve(root, path);
+}
+
+/**
+ * The default cache of a root inside a git repository: `<common git dir>/aiwg-context`, the
+ * directory every worktree of the repository shares (`git rev-parse --git-common-dir`), so a new
+ * worktree (`git worktree add`, how agents often start a task) reuses the facts, levels and
+ * embeddings of every blob the repository's other worktrees have indexed: only the files whose
+ * content is new to the repository cost anything. Found from the files alone (no process): the
+ * root's own `.git`, a directory or a `gitdir:` file (a linked worktree, a submodule), and that
+ * git directory's `commondir`. Nothing above the root is looked at: a root below a repository's
+ * top level keeps `<root>/.aiwg/rag/`, as does a root without `.git`, one whose git directory
+ * does not look like one (a HEAD file and an objects directory), or one that is not writable.
+ */
+export function repositoryCacheDir(root: string): string | undefined {
+  const common = commonGitDir(root);
+  return common === undefined ? undefined : join(common, REPOSITORY_CACHE_NAME);
+}
+
+function commonGitDir(root: string): string | undefined {
+  const dotGit = join(root, '.git');
+  const info = statOf(dotGit);
+  if (info === undefined || !(info.isDirectory() || info.isFile())) return undefined;
+  const gitDir = info.isDirectory() ? dotGit : gitDirOfFile(dotGit, root);
+  if (gitDir === undefined || !statOf(join(gitDir, 'HEAD'))?.isFile()) return undefined;
+  // a linked worktree's git directory names its `.git` file back (git's own check): one that
+  // names another is not this root's
+  const back = info.isFile() ? readText(join(gitDir, 'gitdir'))?.trim() : undefined;
+  if (back !== undefined && !sameFile(resolve(gitDir, back), dotGit)) return undefined;
+  const linked = readText(join(gitDir, 'commondir'))?.trim();
+  const common = linked ? resolve(gitDir, linked) : gitDir;
+  return statOf(join(common, 'objects'))?.isDirectory() && writable(common) ? common : undefined;
+}
+
+/** The git directory a `.git` file (a linked worktree's, a submodule's) names: `gitdir: <path>`. */
+function gitDirOfFile(dotGit: string, dir: string): string | undefined {
+  const match = /^gitdir: (.+)$/m.exec(readText(dotGit) ?? '');
+  return match ? resolve(dir, match[1]!.trim()) : undefined;
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function sameFile(a: string, b: string): boolean {
+  const x = statOf(a);
+  const y = statOf(b);
+  return x !== undefined && y !== undefined && x.dev === y.dev && x.ino === y.ino;
+}
+
+function statOf(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The persistent index under a cache directory: the fact store, the ANN index, remembered piece counts. */

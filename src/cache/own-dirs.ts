@@ -35,12 +35,14 @@ export const CACHE_GITIGNORE = '# Written by aiwg-context: a cache, never commit
  * Create the directories a run writes to, each with its `.gitignore`. Without a config that is
  * `.aiwg/rag/` (records and logs); with one, the cache directories it names: `.aiwg/rag/` when
  * they lie in it, the directory itself elsewhere inside the root, nothing for a shared cache
- * outside the root.
+ * outside the root or in the repository's git directory.
  */
 export async function ensureOwnDirs(root: string, config?: Config): Promise<void> {
   const rag = join(root, RAG_DIR);
   const dirs = config === undefined ? [rag] : [resolveCacheDir(root, config), resolveSummaryCacheDir(root, config)];
-  for (const dir of new Set(dirs.filter((d) => isInside(root, d)).map((d) => (isInside(rag, d) ? rag : d)))) {
+  // a cache in the repository's git directory (cache-dir.ts) needs no .gitignore
+  const gitDir = join(root, '.git');
+  for (const dir of new Set(dirs.filter((d) => isInside(root, d) && !isInside(gitDir, d)).map((d) => (isInside(rag, d) ? rag : d)))) {
     await ensureIgnoredDir(dir, dir === rag ? RAG_GITIGNORE : CACHE_GITIGNORE);
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TOKENIZER_IDS } from '../tokenize/tokenizer.js';
+import { DEFAULT_SUMMARY_CACHE_PATH } from '../cache/cache-dir.js';
 
 /**
  * The configuration schema: spec 003's "RAG Context Management Schema" (budget_config,
@@ -209,7 +210,7 @@ export const SummarizationSchema = z
     caching: z
       .strictObject({
         enabled: z.boolean().default(true),
-        cache_path: z.string().min(1).default('.aiwg/rag/summaries/'),
+        cache_path: z.string().min(1).default(DEFAULT_SUMMARY_CACHE_PATH),
         invalidate_on_change: z.boolean().default(true),
         max_age_hours: z.number().int().nonnegative().default(24),
       })
@@ -239,7 +240,7 @@ export const ConfigSchema = z.strictObject({
   /** Extension: where content-addressed caches live (summaries, token counts, embeddings). */
   cache: z
     .strictObject({
-      /** Shared cache directory; relative paths resolve against the root. Default `.aiwg/rag/`. */
+      /** Shared cache directory; relative paths resolve against the root. Default: `<git common dir>/aiwg-context/` in a git repository (every worktree of it shares one), else `.aiwg/rag/`. */
       dir: z.string().min(1).optional(),
       /**
        * Redis shared by several machines for the summary, token-count and embedding caches

@@ -43,7 +43,7 @@ describe('the boot header carries spec 001 rows', () => {
     const lines = boot.split('\n').slice(1);
     expect(lines[0]).toMatch(/^Root: /);
     expect(lines[1]).toMatch(/^Constitution: aiwg-context \(v\d+\.\d+\.\d+, checksum: [0-9a-f]{12}\)$/);
-    expect(lines.slice(2, 5)).toEqual([`Session: ${SESSION}`, 'Output sink: out.txt', 'Cache hints: .aiwg/rag/summaries/ (summaries by content hash)']);
+    expect(lines.slice(2, 5)).toEqual([`Session: ${SESSION}`, 'Output sink: out.txt', 'Cache hints: <git common dir>/aiwg-context/summaries/ (summaries by content hash)']);
   });
 
   it('keeps the run id, and a checksum of the rules that ignores where the caches live', async () => {
@@ -66,7 +66,7 @@ describe('the boot header carries spec 001 rows', () => {
     expect(toStdout.stdout).toContain('\nOutput sink: stdout\n');
     const json = await runCli(['context-budget', SERVICE_TASK, ...BUDGET, '--no-record', '--format', 'json', '--output', '-', '--root', repo.root], repo.root);
     const boot = JSON.parse(json.stdout).boot;
-    expect(boot).toMatchObject({ output_sink: 'stdout', cache_hints: ['.aiwg/rag/summaries/ (summaries by content hash)'] });
+    expect(boot).toMatchObject({ output_sink: 'stdout', cache_hints: ['<git common dir>/aiwg-context/summaries/ (summaries by content hash)'] });
     expect(boot.constitution).toMatchObject({ path: 'aiwg-context', checksum: expect.stringMatching(/^[0-9a-f]{12}$/) });
     expect(typeof boot.session).toBe('string');
   });

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { countTokens as o200kWhole } from 'gpt-tokenizer/encoding/o200k_base';
 import { countTokens as cl100kWhole } from 'gpt-tokenizer/encoding/cl100k_base';
 import { ConfigSchema } from '../../src/config/schema.js';
+import { indexDirOf, resolveCacheDir } from '../../src/cache/cache-dir.js';
 import { runContextBudget } from '../../src/pipeline.js';
 import { loadEncoding, readEncodingAhead } from '../../src/tokenize/bpe-encoding.js';
 import { bpeTablePath, readBpeTable, readBpeTableAhead, repositoryBpeTablePath, writeBpeTable } from '../../src/tokenize/bpe-table.js';
@@ -162,7 +163,7 @@ describe('BPE table', () => {
       expect(statSync(path).mtimeMs).toBe(written);
       // the repositories' own index directories hold no table
       for (const repo of repos) {
-        const index = join(repo.root, '.aiwg', 'rag', 'index');
+        const index = indexDirOf(resolveCacheDir(repo.root, config));
         expect(existsSync(index) ? readdirSync(index).filter((name) => name.startsWith('bpe-')) : []).toEqual([]);
       }
     } finally {
@@ -177,7 +178,7 @@ describe('BPE table', () => {
     const config = ConfigSchema.parse({ relevance_scoring: { scoring_method: 'keyword' }, tokenizer: 'o200k' });
     const repo = makeFixtureRepo([{ files: { 'src/retry.ts': 'export function retry(attempts: number) {\n  return attempts + 1;\n}\n' }, date: '2026-01-02T00:00:00Z' }]);
     try {
-      const kept = repositoryBpeTablePath(join(repo.root, '.aiwg', 'rag'), 'o200k');
+      const kept = repositoryBpeTablePath(resolveCacheDir(repo.root, config), 'o200k');
       await runContextBudget({ task: 'retry attempts', root: repo.root, config, env: { XDG_CACHE_HOME: blocked } });
       for (let i = 0; i < 100 && !existsSync(kept); i++) await new Promise((done) => setTimeout(done, 50));
       expect(readBpeTable(kept, 'o200k')).toBeDefined();

@@ -1,0 +1,108 @@
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBootFacts } from '../../src/assemble/run-boot-facts.js';
+import { repositoryCacheDir, resolveCacheDir, resolveSummaryCacheDir } from '../../src/cache/cache-dir.js';
+import { createCollectStage } from '../../src/collect/collect-files.js';
+import { diskFactStore } from '../../src/collect/collect-ports.js';
+import { ConfigSchema, type Config } from '../../src/config/schema.js';
+import { makeFixtureRepo, makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
+import { testContext } from '../helpers/fakes.js';
+
+/**
+ * Without cache.dir the caches of a root in a git repository live in the repository's common git
+ * directory, which every worktree of it shares: a new worktree starts from the index the others
+ * built, and reads only the files whose content is new to the repository.
+ */
+const defaults: Config = ConfigSchema.parse({});
+
+describe('the repository cache (default cache location)', () => {
+  let repo: Fixture;
+  let other: Fixture;
+  let worktree: string;
+  let common: string;
+
+  beforeAll(() => {
+    repo = makeFixtureRepo([
+      { date: '2026-01-05T10:00:00Z', files: { 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 2;\n', 'README.md': '# demo\n' } },
+      { date: '2026-01-06T10:00:00Z', files: { 'src/b.ts': 'export const b = 3; // the newer b\n' } },
+    ]);
+    other = makeTempDir('aiwg-worktrees-');
+    worktree = join(realpathSync(other.root), 'older');
+    repo.git('worktree', 'add', '-q', '--detach', worktree, 'HEAD~1');
+    common = join(realpathSync(repo.root), '.git');
+  });
+  afterAll(() => {
+    repo.cleanup();
+    other.cleanup();
+  });
+
+  it('is <common git dir>/aiwg-context for the main worktree and every linked one', () => {
+    const root = realpathSync(repo.root);
+    expect(repositoryCacheDir(root)).toBe(join(common, 'aiwg-context'));
+    expect(repositoryCacheDir(worktree)).toBe(join(common, 'aiwg-context'));
+    expect(resolveCacheDir(worktree, defaults)).toBe(join(common, 'aiwg-context'));
+    expect(resolveSummaryCacheDir(worktree, defaults)).toBe(join(common, 'aiwg-context', 'summaries'));
+    // the header names it the same way from every worktree
+    const hints = (at: string) => runBootFacts({ root: at, config: defaults, runId: 'r' }).cacheHints;
+    expect(hints(worktree)).toEqual(['<git common dir>/aiwg-context/summaries/ (summaries by content hash)']);
+    expect(hints(root)).toEqual(hints(worktree));
+  });
+
+  it('keeps <root>/.aiwg/rag/ outside a repository, below its top level, and where the user chose a place', () => {
+    const plain = makeTempDir('aiwg-plain-');
+    try {
+      expect(repositoryCacheDir(plain.root)).toBeUndefined();
+      expect(resolveCacheDir(plain.root, defaults)).toBe(join(plain.root, '.aiwg', 'rag'));
+      expect(resolveSummaryCacheDir(plain.root, defaults)).toBe(join(plain.root, '.aiwg', 'rag', 'summaries'));
+    } finally {
+      plain.cleanup();
+    }
+    // nothing above the root is looked at
+    const below = join(realpathSync(repo.root), 'src');
+    expect(resolveCacheDir(below, defaults)).toBe(join(below, '.aiwg', 'rag'));
+    // cache.dir, and a summary cache_path of the user's own, win
+    const root = realpathSync(repo.root);
+    expect(resolveCacheDir(root, ConfigSchema.parse({ cache: { dir: '/tmp/elsewhere' } }))).toBe('/tmp/elsewhere');
+    const ownPath = ConfigSchema.parse({ summarization: { caching: { cache_path: 'my-summaries/' } } });
+    expect(resolveSummaryCacheDir(root, ownPath)).toBe(join(root, 'my-summaries'));
+    expect(resolveCacheDir(root, ownPath)).toBe(join(common, 'aiwg-context'));
+  });
+
+  it('is not taken from a .git file whose git directory names another worktree, nor from a directory that is no git directory', () => {
+    const fake = makeTempDir('aiwg-fake-git-');
+    try {
+      // a .git file naming the linked worktree's git directory, which names that worktree back
+      const linked = repo.git('-C', worktree, 'rev-parse', '--absolute-git-dir').trim();
+      writeFileSync(join(fake.root, '.git'), `gitdir: ${linked}\n`);
+      expect(repositoryCacheDir(fake.root)).toBeUndefined();
+      // a .git directory without HEAD and objects
+      const bare = join(fake.root, 'sub');
+      mkdirSync(join(bare, '.git'), { recursive: true });
+      expect(repositoryCacheDir(bare)).toBeUndefined();
+    } finally {
+      fake.cleanup();
+    }
+  });
+
+  it('a new worktree reads only the files whose content the repository has not indexed yet', async () => {
+    const collect = async (root: string) => {
+      const context = testContext({ config: defaults, nowMs: Date.now() });
+      const newContent: string[] = [];
+      context.onNewContent = (file) => newContent.push(file.path);
+      const result = await createCollectStage({ factStore: diskFactStore })({ root }, context);
+      return { paths: result.files.map((f) => f.path).sort(), newContent: newContent.sort() };
+    };
+    const main = await collect(realpathSync(repo.root));
+    expect(main.paths).toEqual(['README.md', 'src/a.ts', 'src/b.ts']);
+    expect(main.newContent).toEqual(['README.md', 'src/a.ts', 'src/b.ts']);
+    expect(existsSync(join(common, 'aiwg-context', 'index'))).toBe(true);
+    // the worktree one commit back: only the older b.ts is content the repository has not seen
+    const older = await collect(worktree);
+    expect(older.paths).toEqual(['README.md', 'src/a.ts', 'src/b.ts']);
+    expect(older.newContent).toEqual(['src/b.ts']);
+    // nothing of the cache was written into either checkout
+    expect(existsSync(join(worktree, '.aiwg', 'rag', 'index'))).toBe(false);
+    expect(existsSync(join(repo.root, '.aiwg', 'rag', 'index'))).toBe(false);
+  });
+});
