@@ -8,6 +8,7 @@ import { diskFactStore } from '../../src/collect/collect-ports.js';
 import { ConfigSchema, type Config } from '../../src/config/schema.js';
 import { makeFixtureRepo, makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
 import { testContext } from '../helpers/fakes.js';
+import { runBin } from '../helpers/run-bin.js';
 
 /**
  * Without cache.dir the caches of a root in a git repository live in the repository's common git
@@ -105,4 +106,60 @@ describe('the repository cache (default cache location)', () => {
     expect(existsSync(join(worktree, '.aiwg', 'rag', 'index'))).toBe(false);
     expect(existsSync(join(repo.root, '.aiwg', 'rag', 'index'))).toBe(false);
   });
+});
+
+describe('worktrees sharing the repository cache, their processes at once', () => {
+  const TASK = 'fix the retry backoff of the http client';
+  let repo: Fixture;
+  let other: Fixture;
+
+  beforeAll(() => {
+    repo = makeFixtureRepo([
+      {
+        date: '2026-01-05T10:00:00Z',
+        files: {
+          'src/http/client.ts': "import { backoff } from './retry.js';\nexport function request(attempt: number) { return backoff(attempt); }\n",
+          'src/http/retry.ts': 'export function backoff(attempt: number) { return 2 ** attempt * 100; }\n',
+          'src/billing/invoice.ts': 'export function invoiceTotal(lines: number[]) { return lines.reduce((a, b) => a + b, 0); }\n',
+          'docs/http.md': '# HTTP\n\nThe client retries with an exponential backoff.\n',
+        },
+      },
+      { date: '2026-01-06T10:00:00Z', files: { 'src/http/retry.ts': 'export function backoff(attempt: number) { return Math.min(2 ** attempt * 100, 5000); }\n' } },
+      { date: '2026-01-07T10:00:00Z', files: { 'src/http/timeout.ts': 'export const TIMEOUT_MS = 30_000;\n', 'src/http/retry.ts': null } },
+    ]);
+    other = makeTempDir('aiwg-worktrees-');
+  });
+  afterAll(() => {
+    repo.cleanup();
+    other.cleanup();
+  });
+
+  /** What a context is made of: every tier's files, levels and tokens, and the exclusions. */
+  const chosen = (stdout: string) => {
+    const record = JSON.parse(stdout) as { allocation: unknown; excluded: unknown };
+    return { allocation: record.allocation, excluded: record.excluded };
+  };
+
+  it('each prints the context a cold run on its own tree prints, round after round', async () => {
+    const main = realpathSync(repo.root);
+    const worktrees = [main];
+    for (const back of [1, 2]) {
+      const path = join(realpathSync(other.root), `back-${back}`);
+      repo.git('worktree', 'add', '-q', '--detach', path, `HEAD~${back}`);
+      worktrees.push(path);
+    }
+    const args = ['context-budget', TASK, '--json', '--no-record'];
+    // the reference: each tree cold, with a cache of its own
+    const cold = await Promise.all(worktrees.map((at, i) => runBin(args, at, { AIWG_CACHE_DIR: join(other.root, `cold-${i}`) })));
+    for (const run of cold) expect(run.code, run.stderr).toBe(0);
+    for (let round = 0; round < 2; round++) {
+      const runs = await Promise.all(worktrees.map((at) => runBin(args, at)));
+      runs.forEach((run, i) => {
+        expect(run.code, run.stderr).toBe(0);
+        expect(chosen(run.stdout)).toEqual(chosen(cold[i]!.stdout));
+      });
+    }
+    expect(existsSync(join(main, '.git', 'aiwg-context', 'index'))).toBe(true);
+    for (const at of worktrees) expect(existsSync(join(at, '.aiwg', 'rag', 'index'))).toBe(false);
+  }, 120_000);
 });
