@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { buildBenchRepo, type BuiltRepo } from './build-repo.js';
 import { writeFileAtomic } from '../src/util/atomic-write.js';
 import { markdownTable } from '../src/eval/render-eval.js';
+import { repositoryCacheDir } from '../src/cache/cache-dir.js';
 
 /**
  * `npm run bench`: end-to-end cost of `aiwg context-budget` on repositories of 1,000, 5,000
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
     repos.push(repo);
     log(`bench: ${repo.reused ? 'reused' : `built in ${repo.buildSeconds} s`}: ${repo.files} files, ${(repo.bytes / 1e6).toFixed(1)} MB, ${repo.commits} commits (${Object.entries(repo.pools).map(([k, v]) => `${k} ${v}`).join(', ')})`);
     await clearCaches(repo.root);
-    let entries = await countCacheEntries(join(repo.root, '.aiwg'));
+    let entries = await countCacheEntries(repo.root);
     for (let i = 0; i <= warmRuns; i += 1) {
       const kind = i === 0 ? 'cold' : 'warm';
       log(`bench: ${size} files, ${kind} run${kind === 'warm' ? ` ${i}/${warmRuns}` : ''}...`);
@@ -127,7 +128,7 @@ async function timedRun(repo: BuiltRepo, kind: 'cold' | 'warm', entriesBefore: n
     : await runProcess(command[0] as string, command.slice(1), { cwd: PROJECT, timeoutMs, env });
   const wallSeconds = (performance.now() - started) / 1000;
   const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr);
-  const cacheEntries = await countCacheEntries(join(repo.root, '.aiwg'));
+  const cacheEntries = await countCacheEntries(repo.root);
   const modelBuild = /embedding model ready:.*?([\d.]+) s\b/.exec(result.stderr);
   const base = {
     modelBuildSeconds: modelBuild ? Number(modelBuild[1]) : null,
@@ -228,7 +229,7 @@ const MODEL_SEED = join(REPOS, 'model-seed');
  * it happens), so it is kept from a seed copy rather than rebuilt inside every cold run.
  */
 async function clearCaches(root: string): Promise<void> {
-  await rm(join(root, '.aiwg'), { recursive: true, force: true });
+  for (const dir of cacheDirsOf(root)) await rm(dir, { recursive: true, force: true });
   if (existsSync(MODEL_SEED)) await cp(MODEL_SEED, join(root, '.aiwg', 'rag', 'models'), { recursive: true });
 }
 
@@ -238,7 +239,13 @@ async function saveModelSeed(root: string): Promise<void> {
   if (existsSync(models)) await cp(models, MODEL_SEED, { recursive: true, force: false, errorOnExist: false });
 }
 
-async function countCacheEntries(dir: string): Promise<number> {
+/** Where a run without cache.dir keeps its caches: the repository's cache (src/cache/cache-dir.ts), and `<root>/.aiwg`. */
+function cacheDirsOf(root: string): string[] {
+  const shared = repositoryCacheDir(root);
+  return [join(root, '.aiwg'), ...(shared === undefined ? [] : [shared])];
+}
+
+async function countCacheEntries(root: string): Promise<number> {
   let count = 0;
   const walk = async (path: string): Promise<void> => {
     for (const entry of await readdir(path, { withFileTypes: true }).catch(() => [])) {
@@ -248,7 +255,7 @@ async function countCacheEntries(dir: string): Promise<number> {
       else if (entry.isFile() && (await stat(abs)).size > 0) count += 1;
     }
   };
-  await walk(dir);
+  for (const dir of cacheDirsOf(root)) await walk(dir);
   return count;
 }
 

@@ -1,4 +1,4 @@
-import { accessSync, constants, readFileSync, statSync, type Stats } from 'node:fs';
+import { accessSync, constants, lstatSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Config } from '../config/schema.js';
@@ -41,10 +41,11 @@ export function resolveSummaryCacheDir(root: string, config: Config): string {
  * worktree (`git worktree add`, how agents often start a task) reuses the facts, levels and
  * embeddings of every blob the repository's other worktrees have indexed: only the files whose
  * content is new to the repository cost anything. Found from the files alone (no process): the
- * root's own `.git`, a directory or a `gitdir:` file (a linked worktree, a submodule), and that
- * git directory's `commondir`. Nothing above the root is looked at: a root below a repository's
- * top level keeps `<root>/.aiwg/rag/`, as does a root without `.git`, one whose git directory
- * does not look like one (a HEAD file and an objects directory), or one that is not writable.
+ * root's own `.git`, a directory or the `gitdir:` file of a linked worktree, and that git
+ * directory's `commondir`. Nothing above the root is looked at: a root below a repository's top
+ * level keeps `<root>/.aiwg/rag/`, as does a root without `.git`, a symlinked `.git`, a `.git`
+ * file that is not a linked worktree's (a submodule's), a git directory that does not look like
+ * one (a HEAD file and an objects directory), or one that is not writable.
  */
 export function repositoryCacheDir(root: string): string | undefined {
   const common = commonGitDir(root);
@@ -53,14 +54,17 @@ export function repositoryCacheDir(root: string): string | undefined {
 
 function commonGitDir(root: string): string | undefined {
   const dotGit = join(root, '.git');
-  const info = statOf(dotGit);
+  // not followed: a symlinked .git is not the root's own
+  const info = statOf(dotGit, lstatSync);
   if (info === undefined || !(info.isDirectory() || info.isFile())) return undefined;
   const gitDir = info.isDirectory() ? dotGit : gitDirOfFile(dotGit, root);
   if (gitDir === undefined || !statOf(join(gitDir, 'HEAD'))?.isFile()) return undefined;
-  // a linked worktree's git directory names its `.git` file back (git's own check): one that
-  // names another is not this root's
-  const back = info.isFile() ? readText(join(gitDir, 'gitdir'))?.trim() : undefined;
-  if (back !== undefined && !sameFile(resolve(gitDir, back), dotGit)) return undefined;
+  // a .git file is taken only from a linked worktree whose git directory names it back (git's own
+  // check); any other (a submodule's, one written by hand) keeps the root's own cache
+  if (info.isFile()) {
+    const back = readText(join(gitDir, 'gitdir'))?.trim();
+    if (back === undefined || !sameFile(resolve(gitDir, back), dotGit)) return undefined;
+  }
   const linked = readText(join(gitDir, 'commondir'))?.trim();
   const common = linked ? resolve(gitDir, linked) : gitDir;
   return statOf(join(common, 'objects'))?.isDirectory() && writable(common) ? common : undefined;
@@ -86,9 +90,9 @@ function sameFile(a: string, b: string): boolean {
   return x !== undefined && y !== undefined && x.dev === y.dev && x.ino === y.ino;
 }
 
-function statOf(path: string): Stats | undefined {
+function statOf(path: string, how: typeof statSync | typeof lstatSync = statSync): Stats | undefined {
   try {
-    return statSync(path, { throwIfNoEntry: false });
+    return how(path, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }

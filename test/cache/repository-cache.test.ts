@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBootFacts } from '../../src/assemble/run-boot-facts.js';
@@ -70,13 +70,23 @@ describe('the repository cache (default cache location)', () => {
     expect(resolveCacheDir(root, ownPath)).toBe(join(common, 'aiwg-context'));
   });
 
-  it('is not taken from a .git file whose git directory names another worktree, nor from a directory that is no git directory', () => {
+  it('is not taken from a .git file that is no linked worktree\'s, a symlinked .git, nor a directory that is no git directory', () => {
     const fake = makeTempDir('aiwg-fake-git-');
     try {
       // a .git file naming the linked worktree's git directory, which names that worktree back
       const linked = repo.git('-C', worktree, 'rev-parse', '--absolute-git-dir').trim();
       writeFileSync(join(fake.root, '.git'), `gitdir: ${linked}\n`);
       expect(repositoryCacheDir(fake.root)).toBeUndefined();
+      // a .git file naming a repository's own git directory (no worktree's: nothing names it back)
+      const named = join(fake.root, 'named');
+      mkdirSync(named);
+      writeFileSync(join(named, '.git'), `gitdir: ${common}\n`);
+      expect(repositoryCacheDir(named)).toBeUndefined();
+      // a symlinked .git
+      const linkedDir = join(fake.root, 'symlinked');
+      mkdirSync(linkedDir);
+      symlinkSync(common, join(linkedDir, '.git'));
+      expect(repositoryCacheDir(linkedDir)).toBeUndefined();
       // a .git directory without HEAD and objects
       const bare = join(fake.root, 'sub');
       mkdirSync(join(bare, '.git'), { recursive: true });
