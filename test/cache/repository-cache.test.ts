@@ -7,7 +7,7 @@ import { createCollectStage } from '../../src/collect/collect-files.js';
 import { diskFactStore } from '../../src/collect/collect-ports.js';
 import { ConfigSchema, type Config } from '../../src/config/schema.js';
 import { makeFixtureRepo, makeTempDir, type Fixture } from '../helpers/fixture-repo.js';
-import { testContext } from '../helpers/fakes.js';
+import { runCli, testContext } from '../helpers/fakes.js';
 import { runBin } from '../helpers/run-bin.js';
 
 /**
@@ -115,6 +115,17 @@ describe('the repository cache (default cache location)', () => {
     // nothing of the cache was written into either checkout
     expect(existsSync(join(worktree, '.aiwg', 'rag', 'index'))).toBe(false);
     expect(existsSync(join(repo.root, '.aiwg', 'rag', 'index'))).toBe(false);
+  });
+
+  it('aiwg cache, run in a linked worktree, shows and clears the repository cache', async () => {
+    const index = join(common, 'aiwg-context', 'index');
+    const stats = JSON.parse((await runCli(['cache', 'stats', '--json'], worktree)).stdout) as { caches: Array<{ name: string; dir: string; entries: number }> };
+    const indexStats = stats.caches.find((c) => c.name === 'index');
+    expect(indexStats).toMatchObject({ dir: index });
+    expect(indexStats!.entries).toBeGreaterThan(0);
+    expect((await runCli(['cache', 'clear'], worktree)).code).toBe(0);
+    const after = JSON.parse((await runCli(['cache', 'stats', '--json'], realpathSync(repo.root))).stdout) as typeof stats;
+    expect(after.caches.find((c) => c.name === 'index')?.entries ?? 0).toBe(0);
   });
 });
 
