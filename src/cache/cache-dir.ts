@@ -1,6 +1,6 @@
 import { accessSync, constants, lstatSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import type { Config } from '../config/schema.js';
 
 /** Spec 003's default summary cache path (`summarization.caching.cache_path`), relative to the root. */
