@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, readdir, rm, stat } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,7 +93,6 @@ async function main(): Promise<void> {
       log(`bench: ${size} files, ${kind} run${kind === 'warm' ? ` ${i}/${warmRuns}` : ''}...`);
       const result = await timedRun(repo, kind, entries, timeoutMs);
       entries = result.cacheEntries;
-      if (result.ok) await saveModelSeed(repo.root);
       runs.push(result);
       log(`bench:   ${result.ok ? `${result.wallSeconds.toFixed(2)} s, ${result.peakMemoryMB ?? '?'} MB peak` : `failed: ${result.error}`}`);
       if (!result.ok && kind === 'cold') break;
@@ -221,22 +220,13 @@ function renderReport(input: { machine: Record<string, string | number>; repos: 
   return `${lines.join('\n')}\n`;
 }
 
-const MODEL_SEED = join(REPOS, 'model-seed');
-
 /**
  * Cold = every content-addressed cache of the repository emptied. The default embedding model
- * is built once per cache directory (a one-time install step, ~10 s, reported on its own when
- * it happens), so it is kept from a seed copy rather than rebuilt inside every cold run.
+ * lives in the per-user model cache (built once per machine, reported on its own when a run
+ * builds it), so a cold run measures the repository work.
  */
 async function clearCaches(root: string): Promise<void> {
   for (const dir of cacheDirsOf(root)) await rm(dir, { recursive: true, force: true });
-  if (existsSync(MODEL_SEED)) await cp(MODEL_SEED, join(root, '.aiwg', 'rag', 'models'), { recursive: true });
-}
-
-async function saveModelSeed(root: string): Promise<void> {
-  const models = join(root, '.aiwg', 'rag', 'models');
-  // Adds model versions the seed lacks; never overwrites one it has.
-  if (existsSync(models)) await cp(models, MODEL_SEED, { recursive: true, force: false, errorOnExist: false });
 }
 
 /** Where a run without cache.dir keeps its caches: the repository's cache (src/cache/cache-dir.ts), and `<root>/.aiwg`. */
