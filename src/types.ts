@@ -146,6 +146,12 @@ export interface Embedder {
   embed(texts: string[]): Promise<Float32Array[]>;
   /** Load the model now rather than on the first embed() (a long-lived caller does it while idle). */
   load?(): Promise<void>;
+  /**
+   * Let the loaded model go (and the thread it runs on): a one-shot run does once it has every
+   * vector it needs, so its later steps do not carry the model's memory. Resolves once it is
+   * gone; a later embed() loads it again.
+   */
+  release?(): Promise<void>;
 }
 
 /** A content-addressed key/value cache port (disk + LRU in production, a Map in tests). */

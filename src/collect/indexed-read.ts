@@ -104,11 +104,13 @@ export async function readIndexed(path: string, gitBlob: string | undefined, opt
     store.setStat(options.rootReal, path, { size: bytes.length, mtimeMs: info.mtimeMs, ino: info.ino ?? 0, ctimeMs: info.ctimeMs ?? 0, blob: analysed.blob });
   }
   if ('excluded' in analysed) return { excluded: { path, reason: analysed.excluded } };
-  const file: CandidateFile = { path, content: analysed.content, size: bytes.length, mtimeMs: Math.floor(info.mtimeMs), hash: analysed.hash, lineCount: analysed.lineCount };
-  if (!seen) options.onNewBlob?.(file);
-  extractAll(store, options.kinds, file);
-  attachFacts(file, store);
-  return { file, ...(analysed.redacted ? { redacted: analysed.redacted } : {}) };
+  const read: CandidateFile = { path, content: analysed.content, size: bytes.length, mtimeMs: Math.floor(info.mtimeMs), hash: analysed.hash, lineCount: analysed.lineCount };
+  if (!seen) options.onNewBlob?.(read);
+  extractAll(store, options.kinds, read);
+  // The run goes on with the file as a known blob's: its text is read again if a later stage asks
+  // (the few hundred files summarised or rendered), so a cold run does not hold the text of every
+  // file (~150 MB on a 20,000-file tree) to its end.
+  return knownOutcome(path, abs, info, fact, options);
 }
 
 function basenameOf(path: string): string {

@@ -62,6 +62,15 @@ export async function startModelAhead(task: string, config: Config, options: { r
 }
 
 /**
+ * Embedding calls started ahead (as collect reads new files) that are under way at once, and the
+ * content each takes at most (one file at least): the embedding thread is sent work as it takes
+ * it on, so the texts waiting for it do not pile up in its memory (a cold run over 20,000 files
+ * sent everything at once).
+ */
+const MAX_AHEAD_CALLS = 2;
+const AHEAD_CALL_CHARS = 1_000_000;
+
+/**
  * Bind semantic alignment to an embedder. Vectors and the ANN index live under the cache
  * directory (`<cacheDir>/embeddings/`, `<cacheDir>/index/`): with `cache.dir` set, a new checkout
  * or worktree of the repository reuses them instead of rebuilding the index. With cache.redis_url
@@ -90,14 +99,33 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
   // embeddings started ahead and not yet waited for, and the chunk keys they cover
   const pending = new Set<Promise<unknown>>();
   const started = new Set<string>();
-  let queued: Array<Pick<CandidateFile, 'path' | 'content' | 'hash'>> = [];
-  let flushing: Promise<void> | undefined;
-  const flush = async (chunkChars: number) => {
-    const files = queued;
-    queued = [];
-    flushing = undefined;
-    const [[{ embedAhead }], opened] = await Promise.all([modules(), storeNow()]);
-    await embedAhead(opened, embedder, files, chunkChars, started);
+  // files waiting for a call (at most MAX_AHEAD_CALLS are under way), and the busy spell's end
+  const queued: Array<Pick<CandidateFile, 'path' | 'content' | 'hash'>> = [];
+  let inFlight = 0;
+  let scheduled = false;
+  let spell: { done: Promise<void>; end: () => void } | undefined;
+  const pump = (chunkChars: number) => {
+    while (inFlight < MAX_AHEAD_CALLS && queued.length > 0) {
+      let take = 0;
+      let chars = 0;
+      while (take < queued.length && (take === 0 || chars + queued[take]!.content.length <= AHEAD_CALL_CHARS)) chars += queued[take++]!.content.length;
+      const files = queued.splice(0, take);
+      inFlight++;
+      // a failed call only means the alignment embeds those chunks itself
+      void (async () => {
+        const [[{ embedAhead }], opened] = await Promise.all([modules(), storeNow()]);
+        await embedAhead(opened, embedder, files, chunkChars, started);
+      })()
+        .catch(() => undefined)
+        .finally(() => {
+          inFlight--;
+          pump(chunkChars);
+          if (inFlight === 0 && queued.length === 0) {
+            spell?.end();
+            spell = undefined;
+          }
+        });
+    }
   };
   const align = async (input: { task: string; files: CandidateFile[] }, ctx: RunContext): Promise<SemanticScores> => {
     const [[{ semanticAlignment, alignFromFileLabels, alignFromChangedLabels, createSemanticMemo }], { readFileLabels, fileLabelsPath }] = await Promise.all([modules(), import('./semantic/file-labels.js')]);
@@ -112,30 +140,47 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
       if (quick) return quick;
     }
     const opened = await storeNow();
+    // a one-shot run has no use for the model once its vectors are in: its memory goes before the search
+    const embedded = oneShot && embedder.release ? () => embedder.release!().catch(() => undefined) : undefined;
     const ahead = [...pending];
     pending.clear();
     try {
       // files changed since the labels were written: the others keep theirs, once the new ones' vectors are in
       if (labels) {
         await Promise.all(ahead.map((p) => p.catch(() => undefined)));
-        const changed = await alignFromChangedLabels(input, ctx, { embedder, cacheDir: options.cacheDir, memo: memoNow, store: opened, stored: await labels });
+        const changed = await alignFromChangedLabels(input, ctx, { embedder, cacheDir: options.cacheDir, memo: memoNow, store: opened, stored: await labels, ...(embedded ? { embedded } : {}) });
         if (changed) return changed;
       }
-      return await semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir, store: opened, memo: memoNow, ahead, writeFileLabels: oneShot, ...(far ? { far } : {}) });
+      return await semanticAlignment(input, ctx, { embedder, cacheDir: options.cacheDir, store: opened, memo: memoNow, ahead, writeFileLabels: oneShot, ...(far ? { far } : {}), ...(embedded ? { embedded } : {}) });
     } finally {
       started.clear();
+      // a one-shot run is done with its vectors (the store flushed them) and chunk lists: the
+      // steps after scoring do not carry them (~60 MB on 109k chunks); another run opens the store again
+      if (oneShot) {
+        store = undefined;
+        if (memo) memo.last = undefined;
+      }
     }
   };
   const ahead = (file: CandidateFile, ctx: RunContext): void => {
     // with a shared far cache, a missing vector is asked there before it is embedded: not ahead
     if (ctx.config.cache.redis_url !== undefined) return;
     queued.push({ path: file.path, content: file.content, hash: file.hash });
-    if (flushing !== undefined) return;
+    if (spell === undefined) {
+      let end!: () => void;
+      const done = new Promise<void>((resolve) => (end = resolve));
+      spell = { done, end };
+      // awaited by the next alignment
+      pending.add(done);
+    }
+    // a turn later: the files read meanwhile go in the same call
+    if (scheduled) return;
+    scheduled = true;
     const chunkChars = ctx.config.relevance_scoring.embedding.chunk_chars;
-    flushing = new Promise<void>((next) => setImmediate(next)).then(() => flush(chunkChars));
-    // awaited (and its failure ignored) by the next alignment
-    flushing.catch(() => undefined);
-    pending.add(flushing);
+    setImmediate(() => {
+      scheduled = false;
+      pump(chunkChars);
+    });
   };
   return Object.assign(align, {
     ahead,

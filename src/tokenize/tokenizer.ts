@@ -3,6 +3,7 @@ import { bpeCounter, inThreadCounter, type BpeCounter } from './bpe-counter.js';
 import type { TableFiles } from './bpe-encoding.js';
 import type { PieceCounts } from './piece-counts.js';
 import { eachPiece, isSafeSplitAt } from './safe-split.js';
+import { ownString } from '../util/own-string.js';
 
 /** Tokenizer ids accepted by config and `--tokenizer`. */
 export const TOKENIZER_IDS = ['o200k', 'cl100k', 'chars4'] as const;
@@ -97,7 +98,8 @@ function wrapGpt(id: TokenizerId, counter: BpeCounter, stored?: PieceCounts): To
   /** Remember a piece's count (and, when it was just counted, in the store of later runs). */
   const remember = (piece: string, n: number, counted: boolean) => {
     if (piece.length > MEMO_MAX_PIECE_CHARS) return;
-    memo.set(piece, n);
+    // a piece is a slice of the text it came from: the memo keeps a copy, not that text
+    memo.set(ownString(piece), n);
     memoChars += piece.length;
     if (memoChars > MEMO_MAX_CHARS) {
       for (const oldest of memo.keys()) {

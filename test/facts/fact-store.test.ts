@@ -94,6 +94,18 @@ describe('fact store pruning (a map over its cap keeps what the process used)', 
     return openFactStore(first.path, limits);
   };
 
+  it('keeps a copy of each fact put, equal to the value, never the value itself', () => {
+    const store = emptyFactStore(join(dir.root, 'own', 'facts.bin'));
+    const names = ['fetchWithRetry', 'loadConfig'];
+    const value = { names, spans: [[1, 2]] };
+    store.putFact('definitions@1:ts', 'abc', value);
+    const kept = store.getFact('definitions@1:ts', 'abc') as typeof value;
+    expect(kept).toEqual({ names: ['fetchWithRetry', 'loadConfig'], spans: [[1, 2]] });
+    expect(kept).not.toBe(value);
+    names.push('later');
+    expect(kept.names).toEqual(['fetchWithRetry', 'loadConfig']);
+  });
+
   it('a map loaded over the cap keeps only the entries this process read or wrote', async () => {
     const store = await reopened('loaded', 30);
     const path = store.path;
@@ -426,6 +438,34 @@ describe('collect through the fact store', () => {
     expect(edited.newContent).toEqual(['new.md', 'src/c.py']);
     expect(edited.sizes).toEqual([`new.md:${'# new\n'.length}`, `src/c.py:${'import sys\nprint(sys.argv)\n'.length}`]);
     expect((await countingCollect(repo.root, cache)).read).toEqual([]);
+  });
+
+  it('hands a file it read cold on as a known blob: its text, redacted, is read again only when a stage asks', async () => {
+    const { nodeFs, diskFactStore } = await import('../../src/collect/collect-ports.js');
+    const { SECRETS } = await import('../helpers/secret-fixture.js');
+    const withKey = makeFixtureRepo([{ date: '2026-01-01T00:00:00Z', files: { 'src/keys.ts': `export const token = '${SECRETS.github}';\n`, 'src/plain.ts': 'export const plain = 1;\n' } }]);
+    try {
+      const real = nodeFs();
+      const readLater: string[] = [];
+      const fs = { ...real, readFileSync: (path: string) => (readLater.push(path.slice(withKey.root.length + 1)), real.readFileSync!(path)) };
+      const context = testContext({ config: ConfigSchema.parse({ cache: { dir: join(caches.root, 'cold-lazy') } }), nowMs: Date.now() });
+      const told: string[] = [];
+      // the run is told of new content with its text in hand
+      context.onNewContent = (file) => told.push(file.content);
+      const result = await createCollectStage({ fs, factStore: diskFactStore })({ root: withKey.root }, context);
+      expect(told).toHaveLength(2);
+      expect(told).toContain('export const plain = 1;\n');
+      expect(readLater).toEqual([]);
+      const keys = result.files.find((f) => f.path === 'src/keys.ts')!;
+      expect(keys.content).not.toContain(SECRETS.github);
+      expect(keys.content).toBe(told.find((t) => t.includes('token'))!);
+      expect(readLater).toEqual(['src/keys.ts']);
+      // read once, then kept
+      expect(keys.content.length).toBeGreaterThan(0);
+      expect(readLater).toEqual(['src/keys.ts']);
+    } finally {
+      withKey.cleanup();
+    }
   });
 
   it('a sparse entry (skip-worktree, no file on disk) is no candidate, and an assume-unchanged file is read from disk', async () => {

@@ -1,10 +1,23 @@
 import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { serialize } from 'node:v8';
+import { crc32 } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeFramed, readLeadingFrameSync } from '../../src/util/framed-file.js';
 import { makeTempDir } from '../helpers/fixture-repo.js';
 
 const MAGIC = Buffer.from('AIWGTST1', 'latin1');
+
+describe('encodeFramed', () => {
+  it('writes the header, then exactly what v8.serialize gives (frames written before it was one buffer read the same)', () => {
+    const value = { map: new Map([['k', [1, 'two']]]), bytes: Buffer.from('raw'), floats: new Float32Array([0.5, 2]), text: 'é\u{1F600}' };
+    const payload = serialize(value);
+    const frame = encodeFramed(MAGIC, 7, value);
+    expect(frame.subarray(0, 8).equals(MAGIC)).toBe(true);
+    expect([frame.readUInt32LE(8), frame.readUInt32LE(12), frame.readUInt32LE(16)]).toEqual([7, payload.length, crc32(payload)]);
+    expect(frame.subarray(20).equals(payload)).toBe(true);
+  });
+});
 
 describe('readLeadingFrameSync', () => {
   const tmp = makeTempDir('aiwg-framed-');

@@ -29,6 +29,8 @@ export interface SemanticAlignmentDeps {
    * index this run changed is saved; the write is left in `memo.labelsSaving`.
    */
   writeFileLabels?: boolean;
+  /** Awaited once the run holds every vector it needs, before its search (a one-shot run lets the model go: Embedder.release). */
+  embedded?: () => Promise<void>;
 }
 
 /**
@@ -133,6 +135,7 @@ export async function semanticAlignment(
     }
     embedded = await embedMissing(store, embedder, missing, ctx);
     if (missing.has(taskKey)) embedded--;
+    await deps.embedded?.();
 
     const task = store.getVector(taskKey)!;
     if (unique === undefined) {
@@ -275,7 +278,7 @@ const MAX_CHANGED_LABELS_SHARE = 0.25;
 export async function alignFromChangedLabels(
   input: { task: string; files: CandidateFile[] },
   ctx: RunContext,
-  deps: Pick<SemanticAlignmentDeps, 'embedder' | 'cacheDir' | 'indexDir'> & { memo: SemanticMemo; store: EmbeddingStore; stored: FileLabels | null },
+  deps: Pick<SemanticAlignmentDeps, 'embedder' | 'cacheDir' | 'indexDir' | 'embedded'> & { memo: SemanticMemo; store: EmbeddingStore; stored: FileLabels | null },
 ): Promise<SemanticAlignmentResult | null> {
   const { embedder, store, stored, memo } = deps;
   const { chunk_chars: chunkChars, ann_min_chunks: annMinChunks } = ctx.config.relevance_scoring.embedding;
@@ -337,6 +340,7 @@ export async function alignFromChangedLabels(
     store.putVector(taskKey, vector);
   }
   const embedded = await embedMissing(store, embedder, missing, ctx);
+  await deps.embedded?.();
   const added = index.apply(goes, [...comes], (key) => store.getVector(key)!);
   if (!added) return null;
   // the labels in path order: kept slices, and each new chunk list by its labels

@@ -15,6 +15,8 @@ export interface StaticEmbedThread {
   /** Load the model now (its errors are the in-thread loader's, word for word). */
   load(): Promise<{ dimensions: number }>;
   embed(texts: readonly string[]): Promise<{ dimensions: number; vectors: Float32Array[] }>;
+  /** Stop the thread (its memory with it); resolves once it has stopped. Calls still waiting fail with WorkerGone. */
+  stop(): Promise<void>;
 }
 
 type Reply = { id: number; error: string } | { id: number; dimensions: number; count: number; buffer: ArrayBuffer };
@@ -77,5 +79,9 @@ function spawnThread(options: StaticEmbedThreadOptions): StaticEmbedThread | und
   return {
     load: async () => ({ dimensions: (await embed([])).dimensions }),
     embed,
+    stop: () => worker.terminate().then(
+      () => undefined,
+      () => undefined,
+    ),
   };
 }

@@ -65,6 +65,13 @@ export async function createStaticEmbedder(options: StaticEmbedderOptions & { th
     async load() {
       if ((await viaThread((t) => t.load())) === undefined) await model();
     },
+    async release() {
+      // the next call starts a thread (or loads in this one) again
+      const stopping = thread ? thread.stop() : undefined;
+      thread = options.thread === false ? null : undefined;
+      loading = null;
+      await stopping;
+    },
     async embed(texts) {
       const answered = await viaThread((t) => t.embed(texts));
       if (answered !== undefined) {

@@ -35,6 +35,25 @@ describe('embedding store', () => {
     expect(b.stats).toMatchObject({ vectors: 2, files: 2, corrupt: 0 });
   });
 
+  it('writes a key put twice in one run once, with its last value, and nothing a second flush already wrote', async () => {
+    const a = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    a.putVector('h1', vec(1));
+    a.putVector('h1', vec(5));
+    a.putFileChunks('f1', ['h1']);
+    a.putFileChunks('f1', ['h1', 'h1']);
+    await a.flush();
+    await a.flush();
+    const pack = readFileSync(join(embeddingStoreDir(tmp.root, 'm@1'), 'vectors.pack'));
+    const b = await openEmbeddingStore(tmp.root, 'm@1', 4);
+    expect(b.stats).toMatchObject({ records: 2, vectors: 1, files: 1, corrupt: 0 });
+    expect(Array.from(b.getVector('h1')!)).toEqual(Array.from(vec(5)));
+    expect(b.getFileChunks('f1')).toEqual(['h1', 'h1']);
+    // one group holding the two records, the vector first (kind byte 1, then the list's 2)
+    const magics = magicsIn(pack);
+    expect(magics).toHaveLength(3);
+    expect([pack[magics[1]! + 5], pack[magics[2]! + 5]]).toEqual([1, 2]);
+  });
+
   it("tells whether the pack holds a task's vector before any store is open, and the next open takes that read", async () => {
     expect(await packHoldsKey(tmp.root, 'm@1', taskVectorKey('first task'))).toBe(false);
     const a = await openEmbeddingStore(tmp.root, 'm@1', 4);
@@ -146,10 +165,12 @@ describe('embedding store', () => {
     s.putFileChunks('f1', ['h1', 'h2', 'h2']);
     s.putFileChunks('f2', ['h3']);
     await s.flush();
-    // mostly dead records: every vector again, the lists as read
-    const t = await openEmbeddingStore(tmp.root, 'm@1', 4);
-    for (let round = 1; round <= 2; round++) for (let i = 0; i < 1200; i++) t.putVector(`h${i}`, vec(i + round));
-    await t.flush();
+    // mostly dead records: every vector again in two later runs, the lists as read
+    for (let round = 1; round <= 2; round++) {
+      const t = await openEmbeddingStore(tmp.root, 'm@1', 4);
+      for (let i = 0; i < 1200; i++) t.putVector(`h${i}`, vec(i + round));
+      await t.flush();
+    }
     const u = await openEmbeddingStore(tmp.root, 'm@1', 4);
     expect(u.stats).toMatchObject({ records: 1202, files: 2 });
     expect([u.getFileChunks('f2'), u.getFileChunks('f1')]).toEqual([['h3'], ['h1', 'h2', 'h2']]);

@@ -138,6 +138,60 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
     expect(new Set(counting.texts).size).toBe(counting.texts.length);
   });
 
+  it('sends chunks ahead in calls of at most a million characters, two under way at once, and still embeds each chunk once', async () => {
+    const ctx = testContext({ config: configWith({ chunk_chars: 4000 }) });
+    const words = TOPICS.network!.concat(TOPICS.config!);
+    // five files of ~450k characters: more than two calls' worth
+    const big = Array.from({ length: 5 }, (_, i) =>
+      candidateFile(`src/big-${i}.ts`, Array.from({ length: 9000 }, (_, line) => `const ${words[(line + i) % words.length]}${line} = ${line}; // ${i}\n`).join('')),
+    );
+    let underWay = 0;
+    let most = 0;
+    const calls: number[] = [];
+    const counting = countingEmbedder(embedder);
+    const watched: Embedder = {
+      id: embedder.id,
+      dimensions: embedder.dimensions,
+      async embed(texts) {
+        most = Math.max(most, ++underWay);
+        calls.push(texts.reduce((n, t) => n + t.length, 0));
+        try {
+          return await counting.embed(texts);
+        } finally {
+          underWay--;
+        }
+      },
+    };
+    const align = bindSemanticAlignment(watched, { cacheDir: join(tmp.root, 'bounded') });
+    for (const file of big) align.ahead(file, ctx);
+    const result = await align({ task: 'load the yaml config', files: big }, ctx);
+    expect(most).toBe(2);
+    // each call ahead holds at most a million characters of content (and the paths it prefixes)
+    expect(calls.length).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...calls.slice(0, -1))).toBeLessThan(1_000_000 + 9000 * 20);
+    expect(result.embedded).toBe(0);
+    expect(new Set(counting.texts).size).toBe(counting.texts.length);
+    expect(counting.texts.length).toBe(result.chunks + 1);
+  });
+
+  it('a one-shot binding lets the model go once every vector is in, before the search; a long-lived one keeps it', async () => {
+    const ctx = testContext({ config: configWith({ chunk_chars: 80 }) });
+    for (const longLived of [false, true]) {
+      const events: string[] = [];
+      const watched: Embedder = {
+        id: embedder.id,
+        dimensions: embedder.dimensions,
+        embed: (texts) => (events.push('embed'), embedder.embed(texts)),
+        release: async () => void events.push('release'),
+      };
+      const align = bindSemanticAlignment(watched, { cacheDir: join(tmp.root, `release-${longLived}`), longLived });
+      const result = await align({ task: 'add retry with backoff to the http client', files: corpus }, ctx);
+      expect([...result.scores].sort((a, b) => b[1] - a[1])[0]![0]).toBe('src/http/client.ts');
+      expect(events.filter((e) => e === 'release')).toEqual(longLived ? [] : ['release']);
+      expect(events.at(-1)).toBe(longLived ? 'embed' : 'release');
+    }
+  });
+
   it('a memo answers the same file set from memory and gives the scores of a run without it; a new file set is resolved again', async () => {
     const cacheDir = join(tmp.root, 'memo');
     const memo = createSemanticMemo();

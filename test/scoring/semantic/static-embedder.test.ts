@@ -11,6 +11,7 @@ import { captureReporter } from '../../helpers/fakes.js';
 import { chunkFile } from '../../../src/scoring/semantic/chunker.js';
 import { builtDefaultModel, loadTransformersEmbedder } from '../../../src/scoring/semantic/embedder.js';
 import { prestartStaticEmbedThread, startStaticEmbedThread } from '../../../src/scoring/semantic/static-embed-thread.js';
+import { WorkerGone } from '../../../src/util/worker-calls.js';
 import { ConfigSchema } from '../../../src/config/schema.js';
 import { ensureGloveModel } from '../../../src/scoring/semantic/glove-model.js';
 import { createStaticEmbedder, embedOne, loadStaticModel, type StaticModel } from '../../../src/scoring/semantic/static-embedder.js';
@@ -243,6 +244,22 @@ describe('static embedder: the same vectors as the transformers.js pipeline', ()
     const here = await createStaticEmbedder({ dir: side.dir, id: 'tiny', thread: false });
     const [ahead, local] = await Promise.all([early.embed(texts.slice(0, 200)), here.embed(texts.slice(0, 200))]);
     expect(ahead.vectors.map((v) => [...v])).toEqual(local.map((v) => [...v]));
+  });
+
+  it('a released embedder stops its thread, and its next call loads the model again with the same bits', async () => {
+    const side = sides.find((s) => s.name === 'tiny')!;
+    const options = { dir: side.dir, fix: 'rebuild the tiny model' };
+    const thread = startStaticEmbedThread(options)!;
+    await thread.embed(texts.slice(0, 5));
+    await thread.stop();
+    await expect(thread.embed(texts.slice(0, 5))).rejects.toBeInstanceOf(WorkerGone);
+    for (const threaded of [true, false]) {
+      const embedder = await createStaticEmbedder({ dir: side.dir, id: 'tiny', thread: threaded });
+      const before = await embedder.embed(texts.slice(0, 50));
+      await embedder.release!();
+      const after = await embedder.embed(texts.slice(0, 50));
+      expect(after.map((v) => [...v])).toEqual(before.map((v) => [...v]));
+    }
   });
 
   it("the default model is started ahead only when it is the config's model and built", () => {
