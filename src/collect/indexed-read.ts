@@ -110,7 +110,7 @@ export async function readIndexed(path: string, gitBlob: string | undefined, opt
   // The run goes on with the file as a known blob's: its text is read again if a later stage asks
   // (the few hundred files summarised or rendered), so a cold run does not hold the text of every
   // file (~150 MB on a 20,000-file tree) to its end.
-  return knownOutcome(path, abs, info, fact, options);
+  return knownOutcome(path, abs, { size: bytes.length, mtimeMs: info.mtimeMs }, fact, options);
 }
 
 function basenameOf(path: string): string {

@@ -1,6 +1,7 @@
 import type { FactKind } from '../facts/fact-kind.js';
 import { ColumnText, findInColumns, readNumberAt } from '../facts/text-column.js';
 import { extractTerms, forEachWord, pathTerms, queryTerms as queryTermsOf } from './terms.js';
+import { ownString } from '../util/own-string.js';
 
 /**
  * Okapi BM25 over a file's content and its path (a BM25F-style merge: path terms count
@@ -52,7 +53,8 @@ export function termsFact(content: string): TermsFact {
     if (terms === undefined) {
       if (wordTerms.size >= WORD_MEMO_MAX) wordTerms.clear();
       terms = extractTerms(raw);
-      wordTerms.set(raw, terms);
+      // the word is a slice of the file's text: the memo keeps a copy, not that text
+      wordTerms.set(ownString(raw), terms);
     }
     for (let i = 0; i < terms.length; i++) counts.set(terms[i]!, (counts.get(terms[i]!) ?? 0) + 1);
   });
