@@ -155,10 +155,17 @@ export function bindSemanticAlignment(embedder: Embedder, options: { cacheDir: s
     } finally {
       started.clear();
       // a one-shot run is done with its vectors (the store flushed them) and chunk lists: the
-      // steps after scoring do not carry them (~60 MB on 109k chunks); another run opens the store again
+      // steps after scoring do not carry them (~60 MB on 109k chunks); another run reads them again
       if (oneShot) {
         store = undefined;
-        if (memo) memo.last = undefined;
+        if (memo) {
+          memo.last = undefined;
+          // and with its ANN index, freed once the index and the labels that name it are written
+          const free = (await import('./semantic/ann-index.js')).detachAnnIndex(memo.ann);
+          void Promise.all([memo.ann.saving, memo.labelsSaving])
+            .then(free)
+            .catch(() => undefined);
+        }
       }
     }
   };

@@ -2,7 +2,7 @@ import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, type Fixture } from '../../helpers/fixture-repo.js';
-import { annIndexFiles, annSearch, readIndexAhead, type AnnHandle } from '../../../src/scoring/semantic/ann-index.js';
+import { annIndexFiles, annSearch, detachAnnIndex, readIndexAhead, type AnnHandle } from '../../../src/scoring/semantic/ann-index.js';
 
 const DIMS = 32;
 function unitVectors(count: number, seed: number): Map<string, Float32Array> {
@@ -39,6 +39,25 @@ describe('annSearch (hnswlib-node)', () => {
       expect(result.hits[0]!.similarity).toBeCloseTo(dot(query, vectors.get(result.hits[0]!.key)!), 4);
     }
     expect(found / (10 * queries.length)).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('a detached index leaves the handle, is freed once saved, and the next search reads the saved one with the same hits', async () => {
+    const vectors = unitVectors(400, 11);
+    const query = [...unitVectors(1, 12).values()][0]!;
+    const q = { indexDir: tmp.root, modelId: 'm@1', dimensions: DIMS, vectorOf: (k: string) => vectors.get(k)!, keys: [...vectors.keys()], query, k: 10 };
+    const handle: AnnHandle = { deferSave: true };
+    const first = await annSearch(q, handle);
+    const index = handle.state!.index;
+    expect(index.getCurrentCount()).toBe(400);
+    const free = detachAnnIndex(handle);
+    expect([handle.state, handle.ahead]).toEqual([undefined, undefined]);
+    await handle.saving;
+    await free();
+    // freed: re-initialised to room for one element, none in it
+    expect([index.getMaxElements(), index.getCurrentCount()]).toEqual([1, 0]);
+    const again = await annSearch(q, handle);
+    expect(again).toMatchObject({ rebuilt: false, added: 0, removed: 0 });
+    expect(again.hits).toEqual(first.hits);
   });
 
   it('names its own files in the index directory (what aiwg cache counts and clears), never another file', async () => {

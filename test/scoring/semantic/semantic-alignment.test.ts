@@ -192,6 +192,23 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
     }
   });
 
+  it('a one-shot binding lets its ANN index go after a run; its next run, an edit later, scores as a fresh binding does', async () => {
+    const words = Object.values(TOPICS).flat();
+    const files = Array.from({ length: 60 }, (_, i) => candidateFile(`src/g${String(i).padStart(2, '0')}.ts`, `${words[i % words.length]} ${words[(i * 7) % words.length]} ${words[(i * 13) % words.length]}`));
+    const ctx = testContext({ config: configWith({ ann_min_chunks: 10 }) });
+    const cacheDir = join(tmp.root, 'detach');
+    const align = bindSemanticAlignment(embedder, { cacheDir });
+    const first = await align({ task: 'retry the http request', files }, ctx);
+    expect(first.search).toBe('ann');
+    await align.settle();
+    const edited = files.map((f, i) => (i === 3 ? candidateFile(f.path, 'yaml config schema default') : f));
+    for (const file of edited) if (file !== files[edited.indexOf(file)]) align.ahead(file, ctx);
+    const second = await align({ task: 'parse the yaml config', files: edited }, ctx);
+    await align.settle();
+    const fresh = await bindSemanticAlignment(embedder, { cacheDir })({ task: 'parse the yaml config', files: edited }, ctx);
+    expect([...second.scores]).toEqual([...fresh.scores]);
+  });
+
   it('a memo answers the same file set from memory and gives the scores of a run without it; a new file set is resolved again', async () => {
     const cacheDir = join(tmp.root, 'memo');
     const memo = createSemanticMemo();
