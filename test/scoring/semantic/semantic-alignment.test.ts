@@ -202,7 +202,8 @@ describe('semanticAlignment (tiny model, real transformers.js)', () => {
     expect(first.search).toBe('ann');
     await align.settle();
     const edited = files.map((f, i) => (i === 3 ? candidateFile(f.path, 'yaml config schema default') : f));
-    for (const file of edited) if (file !== files[edited.indexOf(file)]) align.ahead(file, ctx);
+    // collect tells the binding of the edited file, as a run does
+    align.ahead(edited[3]!, ctx);
     const second = await align({ task: 'parse the yaml config', files: edited }, ctx);
     await align.settle();
     const fresh = await bindSemanticAlignment(embedder, { cacheDir })({ task: 'parse the yaml config', files: edited }, ctx);
