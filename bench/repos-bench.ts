@@ -79,6 +79,24 @@ interface Timed {
   cpu: number;
 }
 
+/** What one aiwg run's record says: its stage timings (ms) and the paths its context shows. */
+interface RunRecord {
+  stages: Record<string, number>;
+  shown: Set<string>;
+}
+
+/**
+ * What a cold run spends on a file beyond what a warm run spends, by kind, ms: `analysed`, per
+ * file of the repository (collect and score: reading, facts, embeddings); `rendered`, per file
+ * its context shows (summarize: levels and their token counts). A checkout whose files of new
+ * content cost what a cold run's files cost would take warm + new x analysed + new-and-shown x
+ * rendered: the cold-rate estimate beside each measured checkout.
+ */
+interface ColdRates {
+  analysed: number;
+  rendered: number;
+}
+
 interface RepoFigures {
   name: string;
   files: number;
@@ -92,8 +110,12 @@ interface RepoFigures {
   /** Warm runs with a task the cache has not seen (median of NEW_TASKS). */
   warmNewTask: Timed;
   checkout: Timed | null;
-  /** Every checkout distance: commits back, files that differ from HEAD, the run. */
-  checkouts: Array<{ back: number; changed: number; run: Timed }>;
+  /**
+   * Every checkout distance: commits back, files that differ from HEAD, the checkout's files
+   * whose content HEAD lacks and how many of those the (median) run's context shows, the run.
+   */
+  checkouts: Array<{ back: number; changed: number; newContent: number; newShown: number; run: Timed }>;
+  coldRates: ColdRates;
   /** Server mode: wall and CPU of this process per query. */
   serverP50: Timed;
   /** Every server query in order (a new task each; the first loads the embedding model). */
@@ -114,24 +136,47 @@ function load(): string {
  * peak RSS (MB). The bench's own writes (a copied cache, a checked-out worktree) are flushed to
  * disk first (`sync`), so the timed process does not share the disk with their writeback.
  */
-function timedProcess(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv }): Timed & { peakMB: number; status: number | null; stderr: string } {
+function timedProcess(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv }): Timed & { peakMB: number; status: number | null; stdout: string; stderr: string } {
   spawnSync('sync', [], { stdio: 'ignore' });
   const started = performance.now();
   const run = spawnSync('/usr/bin/time', ['-f', 'AIWG_BENCH_TIME %U %S %M', ...args], { ...options, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
   const seconds = (performance.now() - started) / 1000;
   const line = run.stderr.trim().split('\n').pop() ?? '';
   const [, user, sys, peakKB] = line.split(' ').map(Number);
-  return { seconds, cpu: (user ?? 0) + (sys ?? 0), peakMB: Math.round((peakKB ?? 0) / 1024), status: run.status, stderr: run.stderr };
+  return { seconds, cpu: (user ?? 0) + (sys ?? 0), peakMB: Math.round((peakKB ?? 0) / 1024), status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-/** One aiwg process: wall and CPU seconds and peak RSS (MB). */
-function aiwg(root: string, cacheDir: string, task: string, args: readonly string[] = []): Timed & { peakMB: number } {
+/** One aiwg process: wall and CPU seconds, peak RSS (MB) and what its record says. */
+function aiwg(root: string, cacheDir: string, task: string, args: readonly string[] = []): Timed & { peakMB: number; record: RunRecord } {
   const run = timedProcess([process.execPath, BIN, 'context-budget', task, '--json', '--no-record', ...args], {
     cwd: root,
     env: { ...process.env, AIWG_CACHE_DIR: cacheDir },
   });
   if (run.status !== 0) throw new Error(`aiwg failed in ${root}: ${run.stderr.slice(-400)}`);
-  return { seconds: run.seconds, cpu: run.cpu, peakMB: run.peakMB };
+  return { seconds: run.seconds, cpu: run.cpu, peakMB: run.peakMB, record: runRecord(run.stdout) };
+}
+
+/** The stage timings and shown paths of a `--json` record. */
+function runRecord(stdout: string): RunRecord {
+  const record = JSON.parse(stdout) as { timings_ms: Record<string, number>; allocation: Record<string, { files: Array<{ path: string }> }> };
+  const shown = new Set<string>();
+  for (const tier of Object.values(record.allocation)) for (const file of tier.files) shown.add(file.path);
+  return { stages: record.timings_ms, shown };
+}
+
+/** ColdRates from a cold run and a warm run of the same task on a repository of `files` files. */
+function coldRates(cold: RunRecord, warm: RunRecord, files: number): ColdRates {
+  const stage = (r: RunRecord, name: string) => r.stages[name] ?? 0;
+  const analysis = (r: RunRecord) => stage(r, 'collect') + stage(r, 'score');
+  return {
+    analysed: (analysis(cold) - analysis(warm)) / files,
+    rendered: (stage(cold, 'summarize') - stage(warm, 'summarize')) / Math.max(1, cold.shown.size),
+  };
+}
+
+/** The cold-rate estimate of a checkout with `files` files of new content, `shown` of them in its context, seconds (ColdRates). */
+function coldRateEstimate(warm: Timed, rates: ColdRates, files: number, shown: number): number {
+  return warm.seconds + (files * rates.analysed + shown * rates.rendered) / 1000;
 }
 
 function repomix(root: string): Timed | null {
@@ -148,9 +193,9 @@ function repomix(root: string): Timed | null {
 }
 
 /** The median by wall clock (its CPU time alongside). */
-function median(values: Timed[]): Timed {
+function median<T extends Timed>(values: T[]): T {
   const sorted = [...values].sort((a, b) => a.seconds - b.seconds);
-  return sorted[Math.floor((sorted.length - 1) / 2)] as Timed;
+  return sorted[Math.floor((sorted.length - 1) / 2)] as T;
 }
 
 /** Wall and CPU (this process: user + sys) of an in-process step. */
@@ -173,7 +218,7 @@ async function benchRepo(root: string): Promise<RepoFigures> {
       await writeBpeTable(bpeTablePath(cacheDir, 'o200k'), 'o200k');
     });
     const cold = aiwg(root, cacheDir, TASKS[0] as string);
-    const warmRuns: Timed[] = Array.from({ length: WARM_RUNS }, () => aiwg(root, cacheDir, TASKS[0] as string));
+    const warmRuns = Array.from({ length: WARM_RUNS }, () => aiwg(root, cacheDir, TASKS[0] as string));
     const warmNewTask = median(NEW_TASKS.map((task) => aiwg(root, cacheDir, task)));
 
     const checkouts: RepoFigures['checkouts'] = [];
@@ -182,7 +227,7 @@ async function benchRepo(root: string): Promise<RepoFigures> {
      * default the run's: so it pays for exactly the files it changes); null when the history is
      * shorter or the run failed.
      */
-    const checkoutRun = (back: number, from = cacheDir, args: readonly string[] = []): Timed | null => {
+    const checkoutRun = (back: number, from = cacheDir, args: readonly string[] = []): (Timed & { record: RunRecord }) | null => {
       const worktree = join(mkdtempSync(join(tmpdir(), `aiwg-bench-checkout-${name}-`)), name);
       const cacheCopy = `${from}-checkout-${back}`;
       try {
@@ -201,7 +246,11 @@ async function benchRepo(root: string): Promise<RepoFigures> {
       const runs = Array.from({ length: CHECKOUT_RUNS }, () => checkoutRun(back));
       if (runs.some((run) => run === null)) continue;
       const changed = execFileSync('git', ['diff', '--name-only', `HEAD~${back}`, 'HEAD'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean).length;
-      checkouts.push({ back, changed, run: median(runs as Timed[]) });
+      // the checkout's own paths whose content HEAD does not have (not those it lacks): what it pays for
+      const newContent = execFileSync('git', ['diff', '--name-only', '--diff-filter=d', 'HEAD', `HEAD~${back}`], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
+      const run = median(runs as Array<Timed & { record: RunRecord }>);
+      const newShown = newContent.filter((path) => run.record.shown.has(path)).length;
+      checkouts.push({ back, changed, newContent: newContent.length, newShown, run: { seconds: run.seconds, cpu: run.cpu } });
     }
     const checkout = checkouts.find((c) => c.back === FARTHEST_BACK)?.run ?? null;
 
@@ -253,10 +302,11 @@ async function benchRepo(root: string): Promise<RepoFigures> {
       cold: { seconds: cold.seconds, cpu: cold.cpu },
       coldPeakMB: cold.peakMB,
       warm: median(warmRuns),
-      warmRuns,
+      warmRuns: warmRuns.map(({ seconds, cpu }) => ({ seconds, cpu })),
       warmNewTask,
       checkout,
       checkouts,
+      coldRates: coldRates(cold.record, median(warmRuns).record, files),
       serverP50: median(latencies),
       serverRuns: latencies,
       serverAfterEdit,
@@ -288,6 +338,21 @@ function table(rows: RepoFigures[]): string {
   for (const r of rows) {
     const shown = r.checkouts.map((c) => `${c.back} back, ${c.changed} files changed: ${s(c.run)} (${(c.run.seconds / r.warm.seconds).toFixed(2)}x warm)`);
     lines.push(`New checkouts (median of ${CHECKOUT_RUNS} each), ${r.name}: ${shown.join(' / ')}`);
+  }
+  lines.push(
+    '',
+    "Each checkout beside its cold-rate estimate: warm + what the cold run spent, beyond a warm run, on as many files (collect and score, per file of the repository) and on as many shown files (summarize, per file its context shows) as the checkout has new content for (its files whose content HEAD lacks, and those of them its context shows).",
+    '',
+    '| repository | back | files with new content | of them shown | cold rate ms per file, per shown file | measured s (x warm) | cold-rate estimate s (x warm) | measured / estimate |',
+    '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |',
+  );
+  for (const r of rows) {
+    for (const c of r.checkouts) {
+      const estimate = coldRateEstimate(r.warm, r.coldRates, c.newContent, c.newShown);
+      lines.push(
+        `| ${r.name} | ${c.back} | ${c.newContent} | ${c.newShown} | ${r.coldRates.analysed.toFixed(2)}, ${r.coldRates.rendered.toFixed(2)} | ${c.run.seconds.toFixed(2)} (${(c.run.seconds / r.warm.seconds).toFixed(2)}x) | ${estimate.toFixed(2)} (${(estimate / r.warm.seconds).toFixed(2)}x) | ${(c.run.seconds / estimate).toFixed(2)} |`,
+      );
+    }
   }
   for (const r of rows) lines.push(`Server queries in order, ${r.name}, ms: ${r.serverRuns.map(ms).join(' / ')}`);
   if (rows.some((r) => r.ablations.length > 0)) {
