@@ -79,22 +79,45 @@ interface Timed {
   cpu: number;
 }
 
-/** What one aiwg run's record says: its stage timings (ms) and the paths its context shows. */
+/** What one aiwg run's record says: its stage timings (ms), the paths its context shows, and whether it read a path. */
 interface RunRecord {
   stages: Record<string, number>;
   shown: Set<string>;
+  /** Whether the run read and analysed `path` (false for what it excluded unscored: path rules, binary, lockfile, too large, a dependency directory). */
+  analysed: (path: string) => boolean;
 }
 
 /**
- * What a cold run spends on a file beyond what a warm run spends, by kind, ms: `analysed`, per
- * file of the repository (collect and score: reading, facts, embeddings); `rendered`, per file
- * its context shows (summarize: levels and their token counts). A checkout whose files of new
- * content cost what a cold run's files cost would take warm + new x analysed + new-and-shown x
- * rendered: the cold-rate estimate beside each measured checkout.
+ * What a cold run spends beyond what a warm run spends, per MB (10^6 bytes) of content, ms:
+ * `analysed`, of the content it reads and analyses (collect and score: facts, the secret scan,
+ * embeddings); `rendered`, of the files its context shows (summarize: their levels and token
+ * counts). Both scale with content, not with the count of files. A checkout whose new content
+ * cost what a cold run's content costs would take warm + its new analysed MB x analysed + its
+ * new shown MB x rendered: the cold-rate estimate beside each measured checkout.
  */
 interface ColdRates {
   analysed: number;
   rendered: number;
+}
+
+/** The size in bytes of every file of `rev`'s tree (`git ls-tree -l`). */
+function treeSizes(root: string, rev: string): Map<string, number> {
+  const sizes = new Map<string, number>();
+  const listing = execFileSync('git', ['ls-tree', '-r', '-l', '-z', rev], { cwd: root, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  for (const entry of listing.split('\0')) {
+    // <mode> <type> <object> <size>\t<path>; a submodule's size is '-'
+    const tab = entry.indexOf('\t');
+    const size = Number(entry.slice(0, tab).trim().split(/\s+/)[3]);
+    if (tab > 0 && Number.isFinite(size)) sizes.set(entry.slice(tab + 1), size);
+  }
+  return sizes;
+}
+
+/** MB of `paths` (sizes from treeSizes) that `keep` keeps. */
+function megabytes(paths: Iterable<string>, sizes: ReadonlyMap<string, number>, keep: (path: string) => boolean): number {
+  let bytes = 0;
+  for (const path of paths) if (keep(path)) bytes += sizes.get(path) ?? 0;
+  return bytes / 1e6;
 }
 
 interface RepoFigures {
@@ -114,7 +137,7 @@ interface RepoFigures {
    * Every checkout distance: commits back, files that differ from HEAD, the checkout's files
    * whose content HEAD lacks and how many of those the (median) run's context shows, the run.
    */
-  checkouts: Array<{ back: number; changed: number; newContent: number; newShown: number; run: Timed }>;
+  checkouts: Array<{ back: number; changed: number; newContent: number; newShown: number; newMB: number; newShownMB: number; run: Timed }>;
   coldRates: ColdRates;
   /** Server mode: wall and CPU of this process per query. */
   serverP50: Timed;
@@ -156,27 +179,39 @@ function aiwg(root: string, cacheDir: string, task: string, args: readonly strin
   return { seconds: run.seconds, cpu: run.cpu, peakMB: run.peakMB, record: runRecord(run.stdout) };
 }
 
-/** The stage timings and shown paths of a `--json` record. */
+/** What a `--json` record says (RunRecord). */
 function runRecord(stdout: string): RunRecord {
-  const record = JSON.parse(stdout) as { timings_ms: Record<string, number>; allocation: Record<string, { files: Array<{ path: string }> }> };
+  const record = JSON.parse(stdout) as {
+    timings_ms: Record<string, number>;
+    allocation: Record<string, { files: Array<{ path: string }> }>;
+    excluded: Array<{ path: string; relevance_score: number | null }>;
+  };
   const shown = new Set<string>();
   for (const tier of Object.values(record.allocation)) for (const file of tier.files) shown.add(file.path);
-  return { stages: record.timings_ms, shown };
+  // excluded before scoring: a file, or a directory (a trailing '/') and all below it
+  const unread = new Set<string>();
+  const unreadDirs: string[] = [];
+  for (const entry of record.excluded) {
+    if (entry.relevance_score !== null) continue;
+    if (entry.path.endsWith('/')) unreadDirs.push(entry.path);
+    else unread.add(entry.path);
+  }
+  return { stages: record.timings_ms, shown, analysed: (path) => !unread.has(path) && !unreadDirs.some((dir) => path.startsWith(dir)) };
 }
 
-/** ColdRates from a cold run and a warm run of the same task on a repository of `files` files. */
-function coldRates(cold: RunRecord, warm: RunRecord, files: number): ColdRates {
+/** ColdRates from a cold run and a warm run of the same task on a tree whose file sizes are `sizes`. */
+function coldRates(cold: RunRecord, warm: RunRecord, sizes: ReadonlyMap<string, number>): ColdRates {
   const stage = (r: RunRecord, name: string) => r.stages[name] ?? 0;
   const analysis = (r: RunRecord) => stage(r, 'collect') + stage(r, 'score');
   return {
-    analysed: (analysis(cold) - analysis(warm)) / files,
-    rendered: (stage(cold, 'summarize') - stage(warm, 'summarize')) / Math.max(1, cold.shown.size),
+    analysed: (analysis(cold) - analysis(warm)) / megabytes(sizes.keys(), sizes, cold.analysed),
+    rendered: (stage(cold, 'summarize') - stage(warm, 'summarize')) / megabytes(cold.shown, sizes, () => true),
   };
 }
 
-/** The cold-rate estimate of a checkout with `files` files of new content, `shown` of them in its context, seconds (ColdRates). */
-function coldRateEstimate(warm: Timed, rates: ColdRates, files: number, shown: number): number {
-  return warm.seconds + (files * rates.analysed + shown * rates.rendered) / 1000;
+/** The cold-rate estimate of a checkout with `newMB` of new content read, `newShownMB` of it in its context, seconds (ColdRates). */
+function coldRateEstimate(warm: Timed, rates: ColdRates, newMB: number, newShownMB: number): number {
+  return warm.seconds + (newMB * rates.analysed + newShownMB * rates.rendered) / 1000;
 }
 
 function repomix(root: string): Timed | null {
@@ -249,8 +284,17 @@ async function benchRepo(root: string): Promise<RepoFigures> {
       // the checkout's own paths whose content HEAD does not have (not those it lacks): what it pays for
       const newContent = execFileSync('git', ['diff', '--name-only', '--diff-filter=d', 'HEAD', `HEAD~${back}`], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
       const run = median(runs as Array<Timed & { record: RunRecord }>);
-      const newShown = newContent.filter((path) => run.record.shown.has(path)).length;
-      checkouts.push({ back, changed, newContent: newContent.length, newShown, run: { seconds: run.seconds, cpu: run.cpu } });
+      const shown = (path: string) => run.record.shown.has(path);
+      const sizes = treeSizes(root, `HEAD~${back}`);
+      checkouts.push({
+        back,
+        changed,
+        newContent: newContent.length,
+        newShown: newContent.filter(shown).length,
+        newMB: megabytes(newContent, sizes, run.record.analysed),
+        newShownMB: megabytes(newContent, sizes, shown),
+        run: { seconds: run.seconds, cpu: run.cpu },
+      });
     }
     const checkout = checkouts.find((c) => c.back === FARTHEST_BACK)?.run ?? null;
 
@@ -306,7 +350,7 @@ async function benchRepo(root: string): Promise<RepoFigures> {
       warmNewTask,
       checkout,
       checkouts,
-      coldRates: coldRates(cold.record, median(warmRuns).record, files),
+      coldRates: coldRates(cold.record, median(warmRuns).record, treeSizes(root, 'HEAD')),
       serverP50: median(latencies),
       serverRuns: latencies,
       serverAfterEdit,
@@ -341,16 +385,16 @@ function table(rows: RepoFigures[]): string {
   }
   lines.push(
     '',
-    "Each checkout beside its cold-rate estimate: warm + what the cold run spent, beyond a warm run, on as many files (collect and score, per file of the repository) and on as many shown files (summarize, per file its context shows) as the checkout has new content for (its files whose content HEAD lacks, and those of them its context shows).",
+    "Each checkout beside its cold-rate estimate: warm + what the cold run spent, beyond a warm run, per MB of the content it analysed (collect and score) and per MB of the files its context showed (summarize), times the checkout's new content (its files whose content HEAD lacks, those it read, and those of them its context shows).",
     '',
-    '| repository | back | files with new content | of them shown | cold rate ms per file, per shown file | measured s (x warm) | cold-rate estimate s (x warm) | measured / estimate |',
+    '| repository | back | files with new content (MB read) | of them shown (MB) | cold rate ms per MB analysed, per MB shown | measured s (x warm) | cold-rate estimate s (x warm) | measured / estimate |',
     '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |',
   );
   for (const r of rows) {
     for (const c of r.checkouts) {
-      const estimate = coldRateEstimate(r.warm, r.coldRates, c.newContent, c.newShown);
+      const estimate = coldRateEstimate(r.warm, r.coldRates, c.newMB, c.newShownMB);
       lines.push(
-        `| ${r.name} | ${c.back} | ${c.newContent} | ${c.newShown} | ${r.coldRates.analysed.toFixed(2)}, ${r.coldRates.rendered.toFixed(2)} | ${c.run.seconds.toFixed(2)} (${(c.run.seconds / r.warm.seconds).toFixed(2)}x) | ${estimate.toFixed(2)} (${(estimate / r.warm.seconds).toFixed(2)}x) | ${(c.run.seconds / estimate).toFixed(2)} |`,
+        `| ${r.name} | ${c.back} | ${c.newContent} (${c.newMB.toFixed(2)}) | ${c.newShown} (${c.newShownMB.toFixed(2)}) | ${Math.round(r.coldRates.analysed)}, ${Math.round(r.coldRates.rendered)} | ${c.run.seconds.toFixed(2)} (${(c.run.seconds / r.warm.seconds).toFixed(2)}x) | ${estimate.toFixed(2)} (${(estimate / r.warm.seconds).toFixed(2)}x) | ${(c.run.seconds / estimate).toFixed(2)} |`,
       );
     }
   }
