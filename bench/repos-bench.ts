@@ -203,9 +203,11 @@ function runRecord(stdout: string): RunRecord {
 function coldRates(cold: RunRecord, warm: RunRecord, sizes: ReadonlyMap<string, number>): ColdRates {
   const stage = (r: RunRecord, name: string) => r.stages[name] ?? 0;
   const analysis = (r: RunRecord) => stage(r, 'collect') + stage(r, 'score');
+  // per MB; 0 for a tree with nothing read or shown
+  const per = (ms: number, mb: number) => (mb > 0 ? ms / mb : 0);
   return {
-    analysed: (analysis(cold) - analysis(warm)) / megabytes(sizes.keys(), sizes, cold.analysed),
-    rendered: (stage(cold, 'summarize') - stage(warm, 'summarize')) / megabytes(cold.shown, sizes, () => true),
+    analysed: per(analysis(cold) - analysis(warm), megabytes(sizes.keys(), sizes, cold.analysed)),
+    rendered: per(stage(cold, 'summarize') - stage(warm, 'summarize'), megabytes(cold.shown, sizes, () => true)),
   };
 }
 
