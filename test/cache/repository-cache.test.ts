@@ -17,6 +17,21 @@ import { runBin } from '../helpers/run-bin.js';
  */
 const defaults: Config = ConfigSchema.parse({});
 
+/** The paths a collect of `root` under `config` read as content new to its cache, sorted. */
+async function newContentOf(root: string, config: Config): Promise<{ paths: string[]; newContent: string[] }> {
+  const context = testContext({ config, nowMs: Date.now() });
+  const newContent: string[] = [];
+  context.onNewContent = (file) => newContent.push(file.path);
+  const result = await createCollectStage({ factStore: diskFactStore })({ root }, context);
+  return { paths: result.files.map((f) => f.path).sort(), newContent: newContent.sort() };
+}
+
+/** What a context is made of: every tier's files, levels and tokens, and the exclusions. */
+function chosen(stdout: string): { allocation: unknown; excluded: unknown } {
+  const record = JSON.parse(stdout) as { allocation: unknown; excluded: unknown };
+  return { allocation: record.allocation, excluded: record.excluded };
+}
+
 describe('the repository cache (default cache location)', () => {
   let repo: Fixture;
   let other: Fixture;
@@ -97,13 +112,7 @@ describe('the repository cache (default cache location)', () => {
   });
 
   it('a new worktree reads only the files whose content the repository has not indexed yet', async () => {
-    const collect = async (root: string) => {
-      const context = testContext({ config: defaults, nowMs: Date.now() });
-      const newContent: string[] = [];
-      context.onNewContent = (file) => newContent.push(file.path);
-      const result = await createCollectStage({ factStore: diskFactStore })({ root }, context);
-      return { paths: result.files.map((f) => f.path).sort(), newContent: newContent.sort() };
-    };
+    const collect = (root: string) => newContentOf(root, defaults);
     const main = await collect(realpathSync(repo.root));
     expect(main.paths).toEqual(['README.md', 'src/a.ts', 'src/b.ts']);
     expect(main.newContent).toEqual(['README.md', 'src/a.ts', 'src/b.ts']);
@@ -129,7 +138,7 @@ describe('the repository cache (default cache location)', () => {
   });
 });
 
-describe('worktrees sharing the repository cache, their processes at once', () => {
+describe('worktrees sharing the repository cache, their processes at once; clones sharing a cache.dir', () => {
   const TASK = 'fix the retry backoff of the http client';
   let repo: Fixture;
   let other: Fixture;
@@ -155,12 +164,6 @@ describe('worktrees sharing the repository cache, their processes at once', () =
     other.cleanup();
   });
 
-  /** What a context is made of: every tier's files, levels and tokens, and the exclusions. */
-  const chosen = (stdout: string) => {
-    const record = JSON.parse(stdout) as { allocation: unknown; excluded: unknown };
-    return { allocation: record.allocation, excluded: record.excluded };
-  };
-
   it('each prints the context a cold run on its own tree prints, round after round', async () => {
     const main = realpathSync(repo.root);
     const worktrees = [main];
@@ -182,5 +185,31 @@ describe('worktrees sharing the repository cache, their processes at once', () =
     }
     expect(existsSync(join(main, '.git', 'aiwg-context', 'index'))).toBe(true);
     for (const at of worktrees) expect(existsSync(join(at, '.aiwg', 'rag', 'index'))).toBe(false);
+  }, 120_000);
+
+  it('a new clone at another commit, sharing a cache.dir with another clone, reads only what the cache lacks and prints what a cold run prints', async () => {
+    const shared = join(realpathSync(other.root), 'shared-cache');
+    const config = ConfigSchema.parse({ cache: { dir: shared } });
+    const clone = (name: string, back: number) => {
+      const path = join(realpathSync(other.root), name);
+      repo.git('clone', '-q', repo.root, path);
+      repo.git('-C', path, 'checkout', '-q', '--detach', `HEAD~${back}`);
+      return path;
+    };
+    const first = clone('clone-head', 0);
+    expect((await newContentOf(first, config)).newContent).toEqual(['docs/http.md', 'src/billing/invoice.ts', 'src/http/client.ts', 'src/http/timeout.ts']);
+    // a second clone one commit back: only its retry.ts is content the shared cache has not seen
+    const second = clone('clone-back-1', 1);
+    expect((await newContentOf(second, config)).newContent).toEqual(['src/http/retry.ts']);
+    const args = ['context-budget', TASK, '--json', '--no-record'];
+    for (const [i, at] of [first, second].entries()) {
+      const cold = await runBin(args, at, { AIWG_CACHE_DIR: join(other.root, `clone-cold-${i}`) });
+      const sharing = await runBin(args, at, { AIWG_CACHE_DIR: shared });
+      expect(cold.code, cold.stderr).toBe(0);
+      expect(sharing.code, sharing.stderr).toBe(0);
+      expect(chosen(sharing.stdout)).toEqual(chosen(cold.stdout));
+    }
+    // cache.dir is where the caches went: the clones' own git directories hold none
+    for (const at of [first, second]) expect(existsSync(join(at, '.git', 'aiwg-context'))).toBe(false);
   }, 120_000);
 });
