@@ -3,6 +3,7 @@ import { bpeCounter, inThreadCounter, type BpeCounter } from './bpe-counter.js';
 import type { TableFiles } from './bpe-encoding.js';
 import type { PieceCounts } from './piece-counts.js';
 import { eachPiece, isSafeSplitAt } from './safe-split.js';
+import { FifoMemo } from '../util/fifo-memo.js';
 import { ownString } from '../util/own-string.js';
 
 /** Tokenizer ids accepted by config and `--tokenizer`. */
@@ -93,21 +94,12 @@ const MEMO_MAX_CHARS = 8_000_000;
  * server, a provider) counts the next task's blocks from memory. Memory is per tokenizer, never global.
  */
 function wrapGpt(id: TokenizerId, counter: BpeCounter, stored?: PieceCounts): Tokenizer {
-  const memo = new Map<string, number>();
-  let memoChars = 0;
+  const memo = new FifoMemo<string, number>({ maxWeight: MEMO_MAX_CHARS, weigh: (piece) => piece.length });
   /** Remember a piece's count (and, when it was just counted, in the store of later runs). */
   const remember = (piece: string, n: number, counted: boolean) => {
     if (piece.length > MEMO_MAX_PIECE_CHARS) return;
     // a piece is a slice of the text it came from: the memo keeps a copy, not that text
     memo.set(ownString(piece), n);
-    memoChars += piece.length;
-    if (memoChars > MEMO_MAX_CHARS) {
-      for (const oldest of memo.keys()) {
-        if (memoChars <= MEMO_MAX_CHARS) break;
-        memo.delete(oldest);
-        memoChars -= oldest.length;
-      }
-    }
     if (counted) stored?.set(piece, n);
   };
   /** A piece's count from memory, else from the store of earlier runs; undefined: count it. */

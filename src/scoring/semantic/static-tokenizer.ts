@@ -1,5 +1,6 @@
 import { TOKENIZER_NORMALIZER, TOKENIZER_PRE_TOKENIZER } from './static-model-builder.js';
 import { mapVocab, type Vocabulary } from './vocab-table.js';
+import { FifoMemo } from '../../util/fifo-memo.js';
 
 /**
  * The tokenizer of a static-model-builder model, run directly from its tokenizer.json: the same
@@ -66,14 +67,13 @@ export function compileStaticTokenizer(json: unknown, maxLength: number, file: s
   };
 }
 
-/** `compute` behind a Map of at most `size` keys; when full, the oldest key goes (Map keeps insertion order). */
+/** `compute` behind a memo of at most `size` keys, the oldest out first (FifoMemo). */
 function memoised(compute: (key: string) => readonly number[], size: number): (key: string) => readonly number[] {
-  const memo = new Map<string, readonly number[]>();
+  const memo = new FifoMemo<string, readonly number[]>({ maxEntries: size });
   return (key) => {
     let ids = memo.get(key);
     if (ids === undefined) {
       ids = compute(key);
-      if (memo.size >= size) memo.delete(memo.keys().next().value!);
       memo.set(key, ids);
     }
     return ids;

@@ -1,3 +1,4 @@
+import { FifoMemo } from '../../util/fifo-memo.js';
 import type { OutlineItem } from '../outline/types.js';
 
 /**
@@ -11,8 +12,11 @@ import type { OutlineItem } from '../outline/types.js';
 const OUTLINE_MEMO_MAX = 4096;
 const OUTLINE_MEMO_MAX_CHARS = 64_000_000;
 /** Text -> language id -> its outline (the text is the key: no hash of it is computed). */
-const outlines = new Map<string, Map<string, OutlineItem[] | null>>();
-let outlineChars = 0;
+const outlines = new FifoMemo<string, Map<string, OutlineItem[] | null>>({
+  maxEntries: OUTLINE_MEMO_MAX,
+  maxWeight: OUTLINE_MEMO_MAX_CHARS,
+  weigh: (content) => content.length,
+});
 
 export function rememberOutline(content: string, languageId: string, items: OutlineItem[] | null): void {
   const known = outlines.get(content);
@@ -21,12 +25,6 @@ export function rememberOutline(content: string, languageId: string, items: Outl
     return;
   }
   outlines.set(content, new Map([[languageId, items]]));
-  outlineChars += content.length;
-  for (const oldest of outlines.keys()) {
-    if (outlines.size <= OUTLINE_MEMO_MAX && outlineChars <= OUTLINE_MEMO_MAX_CHARS) break;
-    outlines.delete(oldest);
-    outlineChars -= oldest.length;
-  }
 }
 
 /** The remembered outline of a text in a language: undefined when not remembered (null: not parsable). */

@@ -31,4 +31,13 @@ describe('static tokenizer WordPiece', () => {
     expect(fromPack.encode(text)).toEqual(ids);
     expect(fromPack.maxId).toBe(fromJson.maxId);
   });
+
+  it('a memo of two words, evicting on almost every word, gives the ids the default memo gives', () => {
+    const text = 'plugins plugx ZZZ plugin plugins zz plugx plugins ZZZ PlugIns plug'.repeat(3);
+    const small = compileStaticTokenizer(tokenizerJson(vocab), Infinity, 'tokenizer.json', 2);
+    const large = compileStaticTokenizer(tokenizerJson(vocab), Infinity, 'tokenizer.json');
+    expect(small.encode(text)).toEqual(large.encode(text));
+    expect(small.encode(text)).toEqual(small.encode(text));
+    expect(large.encode(text).length).toBeGreaterThan(20);
+  });
 });
