@@ -229,6 +229,11 @@ function repomix(root: string): Timed | null {
   return last;
 }
 
+/** Just the times of a measurement (a run's record left behind). */
+function timesOf({ seconds, cpu }: Timed): Timed {
+  return { seconds, cpu };
+}
+
 /** The median by wall clock (its CPU time alongside). */
 function median<T extends Timed>(values: T[]): T {
   const sorted = [...values].sort((a, b) => a.seconds - b.seconds);
@@ -256,7 +261,7 @@ async function benchRepo(root: string): Promise<RepoFigures> {
     });
     const cold = aiwg(root, cacheDir, TASKS[0] as string);
     const warmRuns = Array.from({ length: WARM_RUNS }, () => aiwg(root, cacheDir, TASKS[0] as string));
-    const warmNewTask = median(NEW_TASKS.map((task) => aiwg(root, cacheDir, task)));
+    const warmNewTask = timesOf(median(NEW_TASKS.map((task) => aiwg(root, cacheDir, task))));
 
     const checkouts: RepoFigures['checkouts'] = [];
     /**
@@ -295,7 +300,7 @@ async function benchRepo(root: string): Promise<RepoFigures> {
         newShown: newContent.filter(shown).length,
         newMB: megabytes(newContent, sizes, run.record.analysed),
         newShownMB: megabytes(newContent, sizes, shown),
-        run: { seconds: run.seconds, cpu: run.cpu },
+        run: timesOf(run),
       });
     }
     const checkout = checkouts.find((c) => c.back === FARTHEST_BACK)?.run ?? null;
@@ -345,10 +350,10 @@ async function benchRepo(root: string): Promise<RepoFigures> {
       name,
       files,
       modelBuild,
-      cold: { seconds: cold.seconds, cpu: cold.cpu },
+      cold: timesOf(cold),
       coldPeakMB: cold.peakMB,
-      warm: median(warmRuns),
-      warmRuns: warmRuns.map(({ seconds, cpu }) => ({ seconds, cpu })),
+      warm: timesOf(median(warmRuns)),
+      warmRuns: warmRuns.map(timesOf),
       warmNewTask,
       checkout,
       checkouts,
@@ -385,20 +390,23 @@ function table(rows: RepoFigures[]): string {
     const shown = r.checkouts.map((c) => `${c.back} back, ${c.changed} files changed: ${s(c.run)} (${(c.run.seconds / r.warm.seconds).toFixed(2)}x warm)`);
     lines.push(`New checkouts (median of ${CHECKOUT_RUNS} each), ${r.name}: ${shown.join(' / ')}`);
   }
-  lines.push(
-    '',
-    "Each checkout beside its cold-rate estimate: warm + what the cold run spent, beyond a warm run, per MB of the content it analysed (collect and score) and per MB of the files its context showed (summarize), times the checkout's new content (its files whose content HEAD lacks, those it read, and those of them its context shows).",
-    '',
-    '| repository | back | files with new content (MB read) | of them shown (MB) | cold rate ms per MB analysed, per MB shown | measured s (x warm) | cold-rate estimate s (x warm) | measured / estimate |',
-    '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |',
-  );
-  for (const r of rows) {
-    for (const c of r.checkouts) {
-      const estimate = coldRateEstimate(r.warm, r.coldRates, c.newMB, c.newShownMB);
-      lines.push(
-        `| ${r.name} | ${c.back} | ${c.newContent} (${c.newMB.toFixed(2)}) | ${c.newShown} (${c.newShownMB.toFixed(2)}) | ${Math.round(r.coldRates.analysed)}, ${Math.round(r.coldRates.rendered)} | ${c.run.seconds.toFixed(2)} (${(c.run.seconds / r.warm.seconds).toFixed(2)}x) | ${estimate.toFixed(2)} (${(estimate / r.warm.seconds).toFixed(2)}x) | ${(c.run.seconds / estimate).toFixed(2)} |`,
-      );
+  if (rows.some((r) => r.checkouts.length > 0)) {
+    lines.push(
+      '',
+      "Each checkout beside its cold-rate estimate: warm + what the cold run spent, beyond a warm run, per MB of the content it analysed (collect and score) and per MB of the files its context showed (summarize), times the checkout's new content (its files whose content HEAD lacks, those it read, and those of them its context shows).",
+      '',
+      '| repository | back | files with new content (MB read) | of them shown (MB) | cold rate ms per MB analysed, per MB shown | measured s (x warm) | cold-rate estimate s (x warm) | measured / estimate |',
+      '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |',
+    );
+    for (const r of rows) {
+      for (const c of r.checkouts) {
+        const estimate = coldRateEstimate(r.warm, r.coldRates, c.newMB, c.newShownMB);
+        lines.push(
+          `| ${r.name} | ${c.back} | ${c.newContent} (${c.newMB.toFixed(2)}) | ${c.newShown} (${c.newShownMB.toFixed(2)}) | ${Math.round(r.coldRates.analysed)}, ${Math.round(r.coldRates.rendered)} | ${c.run.seconds.toFixed(2)} (${(c.run.seconds / r.warm.seconds).toFixed(2)}x) | ${estimate.toFixed(2)} (${(estimate / r.warm.seconds).toFixed(2)}x) | ${(c.run.seconds / estimate).toFixed(2)} |`,
+        );
+      }
     }
+    lines.push('');
   }
   for (const r of rows) lines.push(`Server queries in order, ${r.name}, ms: ${r.serverRuns.map(ms).join(' / ')}`);
   if (rows.some((r) => r.ablations.length > 0)) {
