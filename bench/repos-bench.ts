@@ -223,7 +223,7 @@ function repomix(root: string): Timed | null {
   for (let i = 0; i < 2; i++) {
     const run = timedProcess([process.execPath, REPOMIX, root, '--output', out, '--quiet'], {});
     if (run.status !== 0) return null;
-    last = { seconds: run.seconds, cpu: run.cpu };
+    last = timesOf(run);
   }
   rmSync(dirname(out), { recursive: true, force: true });
   return last;
@@ -261,6 +261,7 @@ async function benchRepo(root: string): Promise<RepoFigures> {
     });
     const cold = aiwg(root, cacheDir, TASKS[0] as string);
     const warmRuns = Array.from({ length: WARM_RUNS }, () => aiwg(root, cacheDir, TASKS[0] as string));
+    const warm = median(warmRuns);
     const warmNewTask = timesOf(median(NEW_TASKS.map((task) => aiwg(root, cacheDir, task))));
 
     const checkouts: RepoFigures['checkouts'] = [];
@@ -352,12 +353,12 @@ async function benchRepo(root: string): Promise<RepoFigures> {
       modelBuild,
       cold: timesOf(cold),
       coldPeakMB: cold.peakMB,
-      warm: timesOf(median(warmRuns)),
+      warm: timesOf(warm),
       warmRuns: warmRuns.map(timesOf),
       warmNewTask,
       checkout,
       checkouts,
-      coldRates: coldRates(cold.record, median(warmRuns).record, treeSizes(root, 'HEAD')),
+      coldRates: coldRates(cold.record, warm.record, treeSizes(root, 'HEAD')),
       serverP50: median(latencies),
       serverRuns: latencies,
       serverAfterEdit,

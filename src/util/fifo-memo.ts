@@ -38,8 +38,8 @@ export class FifoMemo<K, V> {
   }
 
   set(key: K, value: V): void {
-    const old = this.map.get(key);
-    if (old !== undefined || this.map.has(key)) this.weight -= this.weigh(key, old as V);
+    // one lookup on a miss, the only case its callers have
+    if (this.map.has(key)) this.weight -= this.weigh(key, this.map.get(key) as V);
     this.map.set(key, value);
     this.weight += this.weigh(key, value);
     if (this.map.size > this.maxEntries || this.weight > this.maxWeight) this.trim();
